@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors of the sandbox package, compared with errors.Is.
+var (
+	// ErrUnavailable reports that a backend cannot run on this host (no bwrap,
+	// no Docker engine, no user namespaces, not Linux).
+	ErrUnavailable = errors.New("sandbox: backend unavailable")
+	// ErrUnknownEnvironment reports an environment name that the store does not hold.
+	ErrUnknownEnvironment = errors.New("sandbox: unknown environment")
+	// ErrNoImage reports an environment that has not been imported into Docker
+	// (run `novelapi env docker NAME`).
+	ErrNoImage = errors.New("sandbox: environment has no Docker image")
+)
+
+// A Runner executes one Spec in isolation and reports what happened.
+//
+// Run returns a non-nil error only when the sandbox itself failed (backend
+// unavailable, setup error); the Result then has InfraError set as well. A
+// program that crashed, timed out or hit a limit is a successful Run whose
+// Result records the facts. Implementations must be safe for concurrent use and
+// must leave no process, container, cgroup or temporary directory behind,
+// whatever the program did. The wall deadline starts when the sandbox starts,
+// not when Run is called (sandbox-spec P3).
+type Runner interface {
+	Run(ctx context.Context, spec Spec) (Result, error)
+	// Name returns the backend name recorded in Result.Backend ("bwrap", "docker").
+	Name() string
+}
+
+// A File is one file placed in the read-only work directory /job of a run.
+type File struct {
+	Path string // relative to /job, slash-separated, no ".."
+	Data []byte
+	Mode uint32 // permission bits; 0 means 0444
+}
+
+// A Spec describes one sandbox run. Runners never modify it.
+type Spec struct {
+	// Environment is the root filesystem (bwrap) or image (docker) to run in.
+	Environment *Environment
+	// Files are written to /job, which is read-only for the program.
+	Files []File
+	// Argv is the command; argv[0] is looked up on the sandbox's PATH.
+	// Empty means ["python3", "-I", "-B", "/job/main.py"].
+	Argv []string
+	// Env adds variables to the fixed environment (DefaultEnv); it cannot
+	// override PATH or HOME.
+	Env map[string]string
+	// Stdin is fed to the program; nil means /dev/null.
+	Stdin []byte
+	// Limits bound the run; zero fields select the defaults.
+	Limits Limits
+}
+
+// Limits bounds one sandbox run. A zero field selects the default from the
+// sandbox spec's limits table (sandbox-spec §4.2).
+type Limits struct {
+	Wall       time.Duration // wall clock from sandbox start; 0 means DefaultWall
+	Memory     int64         // bytes of RSS (cgroup), swap 0; 0 means DefaultMemory
+	PIDs       int           // processes + threads; 0 means DefaultPIDs
+	CPUs       float64       // CPU share; 0 means 1 CPU
+	NoFile     int           // RLIMIT_NOFILE; 0 means DefaultNoFile
+	FileSize   int64         // RLIMIT_FSIZE bytes; 0 means DefaultFileSize
+	TmpSize    int64         // tmpfs /tmp bytes; 0 means DefaultTmpSize
+	StreamCap  int64         // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
+	OutputKill int64         // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
+}
+
+// Defaults from sandbox-spec §4.2.
+const (
+	DefaultWall         = 10 * time.Second
+	DefaultMemory       = 1 << 30
+	DefaultPIDs         = 64
+	DefaultNoFile       = 256
+	DefaultFileSize     = 16 << 20
+	DefaultTmpSize      = 64 << 20
+	DefaultStreamCap    = 1 << 20
+	DefaultOutputBudget = 64 << 20
+	// OutDir is the writable directory whose files are returned in
+	// Result.Outputs: the structured-record channel, separate from stdout.
+	OutDir = "/out"
+	// JobDir is the read-only directory holding Spec.Files.
+	JobDir = "/job"
+)
+
+// WithDefaults returns l with every zero field replaced by its default.
+func (l Limits) WithDefaults() Limits {
+	if l.Wall <= 0 {
+		l.Wall = DefaultWall
+	}
+	if l.Memory <= 0 {
+		l.Memory = DefaultMemory
+	}
+	if l.PIDs <= 0 {
+		l.PIDs = DefaultPIDs
+	}
+	if l.CPUs <= 0 {
+		l.CPUs = 1
+	}
+	if l.NoFile <= 0 {
+		l.NoFile = DefaultNoFile
+	}
+	if l.FileSize <= 0 {
+		l.FileSize = DefaultFileSize
+	}
+	if l.TmpSize <= 0 {
+		l.TmpSize = DefaultTmpSize
+	}
+	if l.StreamCap <= 0 {
+		l.StreamCap = DefaultStreamCap
+	}
+	if l.OutputKill <= 0 {
+		l.OutputKill = DefaultOutputBudget
+	}
+	return l
+}
+
+// A Result records the facts of one run; verdicts are decided by callers
+// (evalharness), never here.
+type Result struct {
+	ExitCode       int    `json:"exit_code"`        // -1 when killed by a signal or never started
+	Signal         string `json:"signal,omitempty"` // e.g. "killed", "segmentation fault"
+	TimedOut       bool   `json:"timed_out"`        // killed at the wall deadline
+	OOMKilled      bool   `json:"oom_killed"`       // the memory limit was hit
+	PIDLimitHit    bool   `json:"pid_limit_hit"`    // the pids limit refused a fork
+	OutputLimitHit bool   `json:"output_limit_hit"` // total output budget exceeded; the run was killed
+	// LimitHit names the first limit that ended or constrained the run:
+	// "", "wall", "memory", "pids", "output", "cpu", "fsize".
+	LimitHit string        `json:"limit_hit,omitempty"`
+	Wall     time.Duration `json:"wall_ns"`
+	CPU      time.Duration `json:"cpu_ns"`         // from the cgroup where available
+	PeakMem  int64         `json:"peak_mem_bytes"` // 0 when unknown
+	Stdout   []byte        `json:"stdout"`         // at most Limits.StreamCap bytes
+	Stderr   []byte        `json:"stderr"`         // at most Limits.StreamCap bytes
+	// StdoutDropped and StderrDropped count the bytes beyond the cap.
+	StdoutDropped int64 `json:"stdout_dropped"`
+	StderrDropped int64 `json:"stderr_dropped"`
+	// Outputs holds the regular files the program left in OutDir (path
+	// relative to OutDir → contents, each capped at StreamCap).
+	Outputs    map[string][]byte `json:"outputs,omitempty"`
+	Backend    string            `json:"backend"`
+	Limits     Limits            `json:"limits"` // effective limits after defaults and clamping
+	InfraError string            `json:"infra_error,omitempty"`
+}
