@@ -1,29 +1,68 @@
 package bundles
 
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
 // A Bundle is the knowledge bundle of one novel API: the protocol's
 // bundles.jsonl record (novelapibench-protocol §1.2) with novelapi's
-// provenance added. Published fields keep their names and meanings; files
-// written by the published benchmark decode unchanged (extra fields are
-// ignored, missing ones stay zero).
+// provenance added.
+//
+// Published fields keep their names, order and meanings. Files written by
+// the published benchmark decode unchanged: unknown fields are ignored and
+// missing ones stay zero. Nullable published fields (return_type,
+// old_signature, old_parameters, s_param[].type/default/constraints,
+// mechanism.source_summary/changelog_notes) are pointers or nil-able slices
+// so that null and "" (or null and []) survive a decode/encode round trip.
+// The non-nullable lists s_param, examples and mechanism.references are
+// written as [] when nil, never null.
+//
+// Fields tagged omitempty (Provenance, Example.Source, Mechanism.Generator)
+// are novelapi extensions; they are absent from published files and never
+// enter the content hash ([Bundle.ComputeHash]).
 type Bundle struct {
-	APIName        string      `json:"api_name"`
-	Library        string      `json:"library"`
-	Domain         string      `json:"domain"`
-	SName          string      `json:"s_name"`
-	SParam         []Parameter `json:"s_param"`
+	APIName        string      `json:"api_name"` // fully qualified, e.g. "numpy.unstack"
+	Library        string      `json:"library"`  // library config key, e.g. "numpy", "django"
+	Domain         string      `json:"domain"`   // agent_tool, ai4science, data_science, dl or swe
+	SName          string      `json:"s_name"`   // S_name; equals APIName
+	SParam         []Parameter `json:"s_param"`  // S_param, in signature order
 	ReturnType     *string     `json:"return_type"`
-	Examples       []Example   `json:"examples"`
-	Mechanism      Mechanism   `json:"mechanism"`
-	Implementation string      `json:"implementation"`
-	IsModified     bool        `json:"is_modified"`
-	OldSignature   *string     `json:"old_signature"`
-	OldParameters  []ParamInfo `json:"old_parameters"`
+	Examples       []Example   `json:"examples"`       // E
+	Mechanism      Mechanism   `json:"mechanism"`      // M
+	Implementation string      `json:"implementation"` // C; ≤ MaxImplementation chars
+	IsModified     bool        `json:"is_modified"`    // signature-modified (true) or new (false)
+	OldSignature   *string     `json:"old_signature"`  // includes self for classes
+	OldParameters  []ParamInfo `json:"old_parameters"` // nil encodes as null
 	RequiresFileIO bool        `json:"requires_file_io"`
 	Provenance     *Provenance `json:"provenance,omitempty"`
 }
 
-// A Parameter is one S_param entry (protocol §1.2). Default holds the Python
-// literal as a string (e.g. "'cpu'", "None") or nil when there is none.
+// MaxImplementation is the cap on the C component in characters (Python
+// len, i.e. code points); longer implementations are dropped at extraction
+// (novelapibench-protocol §7, Stage 2).
+const MaxImplementation = 12000
+
+// Example statuses (novelapibench-protocol §1.2). Only executed and static
+// examples are served or rendered.
+const (
+	StatusExecuted = "executed"
+	StatusStatic   = "static"
+	StatusFailed   = "failed"
+)
+
+// Mechanism groundings (novelapibench-protocol §1.2).
+const (
+	GroundingPaper     = "paper"
+	GroundingSource    = "source"
+	GroundingDocstring = "docstring"
+)
+
+// A Parameter is one S_param entry (novelapibench-protocol §1.2). Type is
+// the annotation text or nil. Default holds the Python literal as a string
+// ("'cpu'", "None", "-100") or nil when the parameter has none. Description
+// may be "". Constraints is never rendered.
 type Parameter struct {
 	Name        string  `json:"name"`
 	Type        *string `json:"type"`
@@ -32,19 +71,26 @@ type Parameter struct {
 	Constraints *string `json:"constraints"`
 }
 
-// An Example is one E component entry: a full runnable script and whether it
-// was executed. Status is "executed", "static" or "failed"; failed examples
-// are never served or rendered.
+// An Example is one E entry: a full runnable script and whether it ran.
+// Status is [StatusExecuted], [StatusStatic] or [StatusFailed]; Reason says
+// why (e.g. "runs cleanly"). Failed examples are never served or rendered.
 type Example struct {
 	Code   string `json:"code"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
-	// Source says where the example came from: "docstring", "tests", "import".
+	// Source says where the example came from: "docstring", "tests",
+	// "import:<dataset>"; "" in published files. novelapi extension.
 	Source string `json:"source,omitempty"`
 }
 
-// Mechanism is the M component (protocol §1.2). Grounding is "docstring",
-// "source" or "paper".
+// Served reports whether the example may be shown to a model: its status is
+// executed or static (novelapibench-protocol §1.2, §7 Stage 2).
+func (e Example) Served() bool { return e.Status == StatusExecuted || e.Status == StatusStatic }
+
+// Mechanism is the M component (novelapibench-protocol §1.2). Grounding is
+// [GroundingDocstring], [GroundingSource] or [GroundingPaper]. References are
+// paper titles. SourceSummary is "source_unavailable" or nil; ChangelogNotes
+// is ≤1000 chars or nil and may hold page junk (§9.18), which is kept.
 type Mechanism struct {
 	Text           string   `json:"text"`
 	Grounding      string   `json:"grounding"`
@@ -52,13 +98,15 @@ type Mechanism struct {
 	SourceSummary  *string  `json:"source_summary"`
 	ChangelogNotes *string  `json:"changelog_notes"`
 	// Generator says who wrote Text: "docstring" (offline extraction) or
-	// "llm:<model>" when an endpoint produced it.
+	// "llm:<model>" when an endpoint produced it; "" in published files.
+	// novelapi extension.
 	Generator string `json:"generator,omitempty"`
 }
 
-// ParamInfo is the protocol's ParameterInfo (candidates.jsonl and
-// old_parameters): kind is inspect's parameter kind name, e.g.
-// "POSITIONAL_OR_KEYWORD"; default is str(default) or nil.
+// ParamInfo is the protocol's ParameterInfo (candidates.jsonl parameters and
+// bundles' old_parameters, novelapibench-protocol §1.2, §1.6). Kind is
+// inspect's parameter kind name, e.g. "POSITIONAL_OR_KEYWORD"; Default is
+// str(default) or nil when the parameter has none.
 type ParamInfo struct {
 	Name       string  `json:"name"`
 	Annotation *string `json:"annotation"`
@@ -67,26 +115,127 @@ type ParamInfo struct {
 }
 
 // Provenance records where a bundle and each of its components came from.
-// It is novelapi's extension; the published files lack it.
+// It is novelapi's extension; published files lack it (nil).
 type Provenance struct {
-	Library     string `json:"library"`
-	Version     string `json:"version"` // distribution version (importlib.metadata)
-	OldVersion  string `json:"old_version,omitempty"`
-	Suite       string `json:"suite,omitempty"` // Debian suite of the environment
-	Environment string `json:"environment,omitempty"`
-	SourceFile  string `json:"source_file,omitempty"` // prefix-normalised
-	SourceLine  int    `json:"source_line,omitempty"`
-	Kind        string `json:"kind,omitempty"` // function, class, method
+	Library     string `json:"library"`               // import name, e.g. "numpy"
+	Version     string `json:"version"`               // distribution version (importlib.metadata)
+	OldVersion  string `json:"old_version,omitempty"` // version diffed against; "" when none
+	Suite       string `json:"suite,omitempty"`       // Debian suite of the environment, e.g. "trixie"
+	Environment string `json:"environment,omitempty"` // sandbox environment name, e.g. "trixie-sci"
+	SourceFile  string `json:"source_file,omitempty"` // prefix-normalised, "<site-packages>/numpy/..."
+	SourceLine  int    `json:"source_line,omitempty"` // 1-based; 0 when unknown
+	Kind        string `json:"kind,omitempty"`        // function, class, method
 	// Aliases lists every other import path of the same object.
 	Aliases []string `json:"aliases,omitempty"`
-	// Extension marks APIs the published protocol would not list (methods of
-	// classes, ...): "" means protocol-compatible.
+	// Extension marks APIs the published protocol would not list ("method",
+	// ...): "" means protocol-compatible.
 	Extension string `json:"extension,omitempty"`
 	// Components maps "S", "E", "M", "C" to how that component was obtained
-	// ("introspected", "docstring", "executed_example", "source", "import:<dataset>", ...).
+	// ("introspected", "docstring", "executed_example", "source",
+	// "import:<dataset>", ...).
 	Components map[string]string `json:"components,omitempty"`
-	// Hash is the sha256 (hex) of the canonical published fields.
+	// Hash is [Bundle.ComputeHash] at the time the bundle was written.
 	Hash string `json:"hash,omitempty"`
-	// Origin names an imported dataset ("codeupdatearena", "pricoder"), "" for our own.
+	// Origin names an imported dataset ("codeupdatearena", "pricoder"); ""
+	// for bundles novelapi extracted itself.
 	Origin string `json:"origin,omitempty"`
 }
+
+// ServedExamples returns the examples that may be shown to a model (status
+// executed or static), in file order.
+func (b *Bundle) ServedExamples() []Example {
+	var out []Example
+	for _, e := range b.Examples {
+		if e.Served() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Names returns the API's fully qualified name followed by its aliases from
+// Provenance (if any), without duplicates.
+func (b *Bundle) Names() []string {
+	names := []string{b.APIName}
+	if b.Provenance != nil {
+		for _, a := range b.Provenance.Aliases {
+			if a != "" && a != b.APIName {
+				names = append(names, a)
+			}
+		}
+	}
+	return names
+}
+
+// bundleJSON has Bundle's fields but no methods, so marshalling it does not
+// recurse into Bundle.MarshalJSON.
+type bundleJSON Bundle
+
+// MarshalJSON encodes b with the published field names, writing nil s_param
+// and examples as [] (the published schema has lists there, not null).
+func (b Bundle) MarshalJSON() ([]byte, error) {
+	v := bundleJSON(b)
+	if v.SParam == nil {
+		v.SParam = []Parameter{}
+	}
+	if v.Examples == nil {
+		v.Examples = []Example{}
+	}
+	return marshalNoEscape(v)
+}
+
+type mechanismJSON Mechanism
+
+// MarshalJSON encodes m, writing nil references as [].
+func (m Mechanism) MarshalJSON() ([]byte, error) {
+	v := mechanismJSON(m)
+	if v.References == nil {
+		v.References = []string{}
+	}
+	return marshalNoEscape(v)
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so that code
+// containing <, > and & stays readable in the files we write.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// SplitQualname splits a dotted name at its last dot into the parent path
+// and the leaf: "numpy.linalg.matrix_norm" → ("numpy.linalg",
+// "matrix_norm"), "pandas.Series.case_when" → ("pandas.Series",
+// "case_when"). A name without a dot yields ("", name). The split is purely
+// textual; the parent of a method is its class path, not a module.
+func SplitQualname(name string) (parent, leaf string) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return "", name
+	}
+	return name[:i], name[i+1:]
+}
+
+// LeafName returns the last dotted segment of name ("numpy.unstack" →
+// "unstack"), the name a task description must not contain
+// (novelapibench-protocol §1.3).
+func LeafName(name string) string {
+	_, leaf := SplitQualname(name)
+	return leaf
+}
+
+// TopLevel returns the first dotted segment of name ("scipy.stats.quantile"
+// → "scipy"), the top-level package an API belongs to.
+func TopLevel(name string) string {
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// StringPtr returns a pointer to a copy of s, for filling nullable fields.
+func StringPtr(s string) *string { return &s }

@@ -1,0 +1,133 @@
+package bundles
+
+import (
+	"encoding/json"
+	"maps"
+)
+
+// A Candidate is one Stage-1 discovery record, the protocol's APIEntry
+// (data/pool/candidates.jsonl, novelapibench-protocol §1.6).
+type Candidate struct {
+	APIName    string      `json:"api_name"`
+	Kind       string      `json:"kind"`      // "function" or "class" (novelapi adds "method", see Extra.Extension)
+	Module     string      `json:"module"`    // module the entry was found in
+	Signature  string      `json:"signature"` // str(inspect.signature); includes self for classes
+	Parameters []ParamInfo `json:"parameters"`
+	Docstring  *string     `json:"docstring"`
+	SourceFile *string     `json:"source_file"` // prefix-normalised, "<site-packages>/..."
+	Library    string      `json:"library"`
+	Domain     string      `json:"domain"`
+	OldVersion *string     `json:"old_version"` // nil when no pre-boundary release existed
+	NewVersion string      `json:"new_version"`
+	IsModified bool        `json:"is_modified"`
+	Extra      Extra       `json:"extra"`
+}
+
+// Candidate kinds (novelapibench-protocol §1.6; KindMethod is novelapi's).
+const (
+	KindFunction = "function"
+	KindClass    = "class"
+	KindMethod   = "method"
+)
+
+// Class roles recorded in Extra.ClassRole (novelapibench-protocol §1.6).
+const (
+	RoleException  = "exception"
+	RoleEnum       = "enum"
+	RoleProtocol   = "protocol"
+	RoleTypedDict  = "typeddict"
+	RoleNamedTuple = "namedtuple"
+	RoleDataclass  = "dataclass"
+	RolePlainClass = "plain_class"
+)
+
+// Extra is a candidate's "extra" dict (novelapibench-protocol §1.6). Known
+// keys are typed fields; any other key is kept verbatim in Other, so a
+// published file round-trips. Empty fields are omitted when encoding.
+type Extra struct {
+	ClassRole            string          `json:"class_role,omitempty"`
+	OldSignature         *string         `json:"old_signature,omitempty"`  // modified APIs
+	OldParameters        []ParamInfo     `json:"old_parameters,omitempty"` // modified APIs
+	OldAPIName           string          `json:"old_api_name,omitempty"`
+	Relocated            bool            `json:"relocated,omitempty"`
+	IdentityDrift        json.RawMessage `json:"identity_drift,omitempty"`
+	NoPreBoundaryRelease bool            `json:"no_pre_boundary_release,omitempty"`
+
+	// Aliases lists the other import paths of the same object (novelapi).
+	Aliases []string `json:"aliases,omitempty"`
+	// Extension marks entries the published protocol would not list
+	// ("method", ...); "" means protocol-compatible (novelapi).
+	Extension string `json:"extension,omitempty"`
+
+	// Other holds keys not listed above, verbatim.
+	Other map[string]json.RawMessage `json:"-"`
+}
+
+type extraJSON Extra
+
+// UnmarshalJSON decodes the known keys into fields and keeps the rest in
+// Other.
+func (e *Extra) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*e = Extra{}
+		return nil
+	}
+	var v extraJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for _, k := range extraKeys {
+		delete(all, k)
+	}
+	if len(all) > 0 {
+		v.Other = all
+	}
+	*e = Extra(v)
+	return nil
+}
+
+var extraKeys = []string{"class_role", "old_signature", "old_parameters", "old_api_name",
+	"relocated", "identity_drift", "no_pre_boundary_release", "aliases", "extension"}
+
+// MarshalJSON encodes the non-empty known fields and every key of Other as
+// one object; known fields win over Other keys of the same name.
+func (e Extra) MarshalJSON() ([]byte, error) {
+	known, err := marshalNoEscape(extraJSON(e))
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Other) == 0 {
+		return known, nil
+	}
+	all := maps.Clone(e.Other)
+	var k map[string]json.RawMessage
+	if err := json.Unmarshal(known, &k); err != nil {
+		return nil, err
+	}
+	maps.Copy(all, k)
+	return marshalNoEscape(all)
+}
+
+// ReadCandidates reads a candidates.jsonl file, see [ReadJSONL].
+func ReadCandidates(path string, opts ReadOptions) ([]Candidate, ReadStats, error) {
+	return ReadJSONL[Candidate](path, opts)
+}
+
+// WriteCandidates writes candidates atomically to path, see [WriteJSONL].
+func WriteCandidates(path string, cs []Candidate) error {
+	return WriteJSONL(path, cs)
+}
+
+// MarshalJSON encodes c, writing nil parameters as [].
+func (c Candidate) MarshalJSON() ([]byte, error) {
+	type candidateJSON Candidate
+	v := candidateJSON(c)
+	if v.Parameters == nil {
+		v.Parameters = []ParamInfo{}
+	}
+	return marshalNoEscape(v)
+}
