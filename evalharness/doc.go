@@ -1,0 +1,20 @@
+// Package evalharness decides, for each model completion of a task, whether
+// it passes and why: code extraction (novelapibench-protocol §3), script
+// assembly with the recording target-API monitor and the call-record check
+// (§4), execution in the task library's sandboxed environment (sandbox-spec
+// §4), and the failure taxonomy (§5) with novelapi's deterministic rules and
+// an optional OpenAI-compatible LLM judge.
+//
+// # Parseability and the per-run Python
+//
+// Extraction needs Python's own ast.parse (protocol §3, §9.1). The sandbox
+// Runner hosts one process per run and cannot keep a helper alive, so the
+// harness never asks a separate process whether a snippet parses while
+// evaluating: Go computes the ordered candidate tiers of §3 (pure text work),
+// and the evaluation runner (py/runner.py) picks the first parseable
+// candidate inside the same sandbox run that then executes it. Stand-alone
+// extraction (Harness.Extract) batches all responses of a call into a single
+// sandbox run of py/parse.py. Results come back only as JSON records written
+// to sandbox.OutDir with a per-run nonce and a final "done" record
+// (sandbox-spec P6), never from stdout.
+package evalharness

@@ -1,0 +1,39 @@
+package evalharness
+
+import (
+	"embed"
+	"encoding/json"
+	"strings"
+)
+
+// The Python parts of the harness (style §9): the stock and recording
+// monitors, the fingerprint helpers, the call-record check and the runner.
+//
+//go:embed py/*.py
+var pyFS embed.FS
+
+func pyFile(name string) string {
+	b, err := pyFS.ReadFile("py/" + name)
+	if err != nil {
+		panic("evalharness: missing embedded py/" + name)
+	}
+	return string(b)
+}
+
+// EndCheckMarker ends the monitor check block of execution_test; the
+// call-record check is spliced in after it (novelapibench-protocol §4.1).
+const EndCheckMarker = "# --- end check ---"
+
+// pyStr returns a Python string literal for s (JSON string syntax is valid
+// Python for every string once U+2028/2029 are escaped, which encoding/json does).
+func pyStr(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// StockMonitor returns the stock target-call monitor for apiName: the text
+// a task's test_harness.setup_code must hold (novelapibench-protocol §4.2,
+// §9.16). It counts calls but records nothing.
+func StockMonitor(apiName string) string {
+	return strings.Replace(pyFile("stock_monitor.py"), "__NOVELAPI_TARGET__", pyStr(apiName), 1)
+}

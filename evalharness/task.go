@@ -1,0 +1,368 @@
+package evalharness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// A Task is one benchmark task: the protocol's tasks.jsonl record
+// (novelapibench-protocol §1.3) plus novelapi's optional fields. Files
+// written by the published benchmark decode unchanged; the extension fields
+// are omitted when empty.
+type Task struct {
+	TaskID            string      `json:"task_id"`
+	APIName           string      `json:"api_name"`
+	Library           string      `json:"library"`
+	Domain            string      `json:"domain"`
+	Difficulty        string      `json:"difficulty"` // easy, medium, hard
+	Description       string      `json:"description"`
+	ContextCode       string      `json:"context_code"`
+	MaskedRegion      string      `json:"masked_region"`
+	ReferenceSolution string      `json:"reference_solution"`
+	TestHarness       TestHarness `json:"test_harness"`
+
+	// Novelty is "new" (newly introduced API) or "modified" (signature
+	// changed); "" when unknown. It is the bundle's is_modified flag (§9.17).
+	Novelty string `json:"novelty,omitempty"`
+	// Environment names the sandbox environment to run in; "" selects the
+	// library's default (see Config.EnvNames).
+	Environment string `json:"environment,omitempty"`
+	// TimeoutS is the wall limit of one run in seconds; 0 selects the
+	// library's eval timeout (protocol §1.9, default 30 s).
+	TimeoutS float64 `json:"timeout_s,omitempty"`
+	// Generator says who wrote the task ("novelapi:<version>", "llm:<model>",
+	// "hand"); "" for the published pool.
+	Generator string `json:"generator,omitempty"`
+	// SpyAPIs lists further fully qualified targets to monitor for
+	// multi-API pools; a call to any of them counts. Empty means only APIName.
+	SpyAPIs []string `json:"spy_apis,omitempty"`
+	// SpyRequired, when false, drops the monitor requirement (HumanEval-style
+	// pools without a target API); nil means true.
+	SpyRequired *bool `json:"spy_required,omitempty"`
+	// EntryPoint names the function a HumanEval-style completion defines.
+	EntryPoint string `json:"entry_point,omitempty"`
+}
+
+// TestHarness is the task's test_harness object (protocol §1.3). Only
+// ExecutionTest runs at evaluation; SetupCode must be the stock monitor
+// (§4.2) and is replaced by the recording monitor (§9.16).
+type TestHarness struct {
+	SetupCode          string `json:"setup_code"`
+	ExecutionTest      string `json:"execution_test"`
+	ShapeTypeTest      string `json:"shape_type_test"`
+	MockTest           string `json:"mock_test"`
+	TargetAPI          string `json:"target_api"`
+	GenerationMethod   string `json:"generation_method"`
+	ScenariosSucceeded int    `json:"scenarios_succeeded"`
+	ScenariosTotal     int    `json:"scenarios_total"`
+}
+
+// SpyNeeded reports whether the task requires the target-API monitor
+// (SpyRequired is nil or true).
+func (t *Task) SpyNeeded() bool { return t.SpyRequired == nil || *t.SpyRequired }
+
+// Leaf returns the last dotted segment of the target API name.
+func (t *Task) Leaf() string { return leafOf(t.APIName) }
+
+// Timeout returns the task's wall limit: TimeoutS, else the library's
+// eval timeout from protocol §1.9, else 30 s.
+func (t *Task) Timeout() time.Duration {
+	if t.TimeoutS > 0 {
+		return time.Duration(t.TimeoutS * float64(time.Second))
+	}
+	if s, ok := LibraryTimeouts[t.Library]; ok {
+		return time.Duration(s) * time.Second
+	}
+	return DefaultTimeout
+}
+
+// DefaultTimeout is the eval timeout of libraries without their own entry
+// (protocol §1.9).
+const DefaultTimeout = 30 * time.Second
+
+// LibraryTimeouts maps a library config key to its eval_timeout_seconds
+// (protocol §1.9); missing libraries use DefaultTimeout.
+var LibraryTimeouts = map[string]int{
+	"ase": 150, "astropy": 150, "deepchem": 300, "pymatgen": 150,
+	"diffusers": 240, "torch": 240, "transformers": 240,
+}
+
+// ExpectedCalls is one expected_calls.jsonl record (protocol §1.4): the
+// reference call records of a task. Expected holds the records verbatim
+// (JSON objects), so numbers keep their int/float spelling when they are
+// embedded into the call-record check.
+type ExpectedCalls struct {
+	TaskID          string            `json:"task_id"`
+	APIName         string            `json:"api_name"`
+	Status          string            `json:"status"` // ok, unstable, no_calls, reference_failed
+	Expected        []json.RawMessage `json:"expected"`
+	ReferenceSource string            `json:"reference_source"` // masked_region, reference_solution, none
+	NRuns           int               `json:"n_runs"`
+	Notes           []string          `json:"notes,omitempty"`
+}
+
+// Statuses of ExpectedCalls (protocol §1.4); evaluation refuses all but ok.
+const (
+	CallsOK              = "ok"
+	CallsUnstable        = "unstable"
+	CallsNoCalls         = "no_calls"
+	CallsReferenceFailed = "reference_failed"
+)
+
+// A Prediction is one predictions.jsonl record (protocol §1.8). Samples[0]
+// is the greedy response; more samples serve pass@k.
+type Prediction struct {
+	TaskID        string   `json:"task_id"`
+	APIName       string   `json:"api_name,omitempty"`
+	Cell          string   `json:"cell,omitempty"`
+	Samples       []string `json:"samples"`
+	RawSamples    []string `json:"raw_samples,omitempty"`
+	FinishReasons []string `json:"finish_reasons,omitempty"`
+}
+
+// LoadOptions controls LoadTasks. The zero value validates strictly and
+// fails on the first invalid task.
+type LoadOptions struct {
+	// SkipInvalid skips invalid tasks instead of failing; each one is
+	// reported through Invalid (if set) as a *ParseError.
+	SkipInvalid bool
+	Invalid     func(err error)
+	// AllowCustomSetup accepts a setup_code that is not the stock monitor
+	// (it is never executed either way, §9.16). Published pools need false.
+	AllowCustomSetup bool
+}
+
+// A ParseError reports a malformed or invalid record of a JSONL file.
+type ParseError struct {
+	Path string
+	Line int // 1-based
+	Err  error
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// maxLine bounds one JSONL record (the largest released records are a few
+// hundred KB).
+const maxLine = 64 << 20
+
+// readJSONL calls fn for each non-blank line of path with its 1-based number.
+// An error from fn is wrapped in a *ParseError naming path and line.
+func readJSONL(path string, fn func(line int, data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	n := 0
+	for {
+		data, err := r.ReadBytes('\n')
+		if len(data) > 0 {
+			n++
+			if len(data) > maxLine {
+				return &ParseError{Path: path, Line: n, Err: errors.New("line too long")}
+			}
+			if t := bytes.TrimSpace(data); len(t) > 0 {
+				if ferr := fn(n, t); ferr != nil {
+					if _, ok := errors.AsType[*ParseError](ferr); ok {
+						return ferr
+					}
+					return &ParseError{Path: path, Line: n, Err: ferr}
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+// LoadTasks reads a tasks.jsonl file (protocol §1.3) and validates every
+// task (Task.Validate). Errors name the file and line. Task ids must be
+// unique.
+func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
+	var tasks []*Task
+	seen := map[string]int{}
+	err := readJSONL(path, func(line int, data []byte) error {
+		t := new(Task)
+		err := json.Unmarshal(data, t)
+		if err == nil {
+			err = t.Validate(opts.AllowCustomSetup)
+		}
+		if err == nil {
+			if prev, dup := seen[t.TaskID]; dup {
+				err = fmt.Errorf("duplicate task_id %q (first on line %d)", t.TaskID, prev)
+			}
+		}
+		if err != nil {
+			if !opts.SkipInvalid {
+				return err
+			}
+			if opts.Invalid != nil {
+				opts.Invalid(&ParseError{Path: path, Line: line, Err: err})
+			}
+			return nil
+		}
+		seen[t.TaskID] = line
+		tasks = append(tasks, t)
+		return nil
+	})
+	return tasks, err
+}
+
+// Validate checks a task against protocol §1.3 and §4.1: required fields,
+// a description free of the leaf name, target_api equal to api_name, the
+// stock monitor as setup_code (unless allowCustomSetup), and the
+// "# --- end check ---" marker in execution_test when the spy is required.
+func (t *Task) Validate(allowCustomSetup bool) error {
+	var errs []string
+	if t.TaskID == "" {
+		errs = append(errs, "task_id is empty")
+	}
+	if t.SpyNeeded() {
+		if t.APIName == "" {
+			errs = append(errs, "api_name is empty")
+		}
+		if t.TestHarness.TargetAPI != "" && t.TestHarness.TargetAPI != t.APIName {
+			errs = append(errs, fmt.Sprintf("test_harness.target_api %q differs from api_name %q", t.TestHarness.TargetAPI, t.APIName))
+		}
+		if leaf := t.Leaf(); leaf != "" && strings.Contains(strings.ToLower(t.Description), strings.ToLower(leaf)) {
+			errs = append(errs, fmt.Sprintf("description contains the API leaf name %q", leaf))
+		}
+		if !strings.Contains(t.TestHarness.ExecutionTest, EndCheckMarker) {
+			errs = append(errs, "test_harness.execution_test lacks the "+EndCheckMarker+" marker")
+		}
+		if !allowCustomSetup && strings.TrimSpace(t.TestHarness.SetupCode) != strings.TrimSpace(StockMonitor(t.APIName)) {
+			errs = append(errs, "test_harness.setup_code is not the stock target-call monitor for "+t.APIName)
+		}
+	}
+	if strings.TrimSpace(t.TestHarness.ExecutionTest) == "" {
+		errs = append(errs, "test_harness.execution_test is empty")
+	}
+	switch t.Difficulty {
+	case "", "easy", "medium", "hard":
+	default:
+		errs = append(errs, fmt.Sprintf("difficulty %q is not easy, medium or hard", t.Difficulty))
+	}
+	switch t.Novelty {
+	case "", "new", "modified":
+	default:
+		errs = append(errs, fmt.Sprintf("novelty %q is not new or modified", t.Novelty))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("task %q: %s", t.TaskID, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// LoadExpectedCalls reads an expected_calls.jsonl file (protocol §1.4)
+// keyed by task id. Records of any status are returned; Evaluate refuses
+// those not "ok".
+func LoadExpectedCalls(path string) (map[string]*ExpectedCalls, error) {
+	out := map[string]*ExpectedCalls{}
+	err := readJSONL(path, func(line int, data []byte) error {
+		e := new(ExpectedCalls)
+		if err := json.Unmarshal(data, e); err != nil {
+			return err
+		}
+		if e.TaskID == "" {
+			return errors.New("task_id is empty")
+		}
+		switch e.Status {
+		case CallsOK, CallsUnstable, CallsNoCalls, CallsReferenceFailed:
+		default:
+			return fmt.Errorf("task %q: status %q is not ok, unstable, no_calls or reference_failed", e.TaskID, e.Status)
+		}
+		if _, dup := out[e.TaskID]; dup {
+			return fmt.Errorf("duplicate task_id %q", e.TaskID)
+		}
+		out[e.TaskID] = e
+		return nil
+	})
+	return out, err
+}
+
+// LoadPredictions reads a predictions.jsonl file (protocol §1.8) in file
+// order. Each record needs a task_id and at least one sample.
+func LoadPredictions(path string) ([]*Prediction, error) {
+	var out []*Prediction
+	seen := map[string]bool{}
+	err := readJSONL(path, func(line int, data []byte) error {
+		p := new(Prediction)
+		if err := json.Unmarshal(data, p); err != nil {
+			return err
+		}
+		if p.TaskID == "" {
+			return errors.New("task_id is empty")
+		}
+		if len(p.Samples) == 0 {
+			return fmt.Errorf("task %q: samples is empty", p.TaskID)
+		}
+		if seen[p.TaskID] {
+			return fmt.Errorf("duplicate task_id %q", p.TaskID)
+		}
+		seen[p.TaskID] = true
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// LoadInstance reads an instances/<backbone>.txt file (protocol §1.5): task
+// ids, one per line, in order. Blank lines are skipped; duplicates are an
+// error.
+func LoadInstance(path string) ([]string, error) {
+	var ids []string
+	seen := map[string]int{}
+	err := readJSONL(path, func(line int, data []byte) error {
+		id := string(data)
+		if prev, dup := seen[id]; dup {
+			return fmt.Errorf("duplicate task id %q (first on line %d)", id, prev)
+		}
+		seen[id] = line
+		ids = append(ids, id)
+		return nil
+	})
+	return ids, err
+}
+
+// WriteTasks writes tasks to path as tasks.jsonl (protocol §1.3),
+// atomically.
+func WriteTasks(path string, tasks []*Task) error { return writeJSONL(path, tasks) }
+
+// WriteExpectedCalls writes records to path as expected_calls.jsonl
+// (protocol §1.4), atomically.
+func WriteExpectedCalls(path string, recs []*ExpectedCalls) error { return writeJSONL(path, recs) }
+
+// writeJSONL writes records to path atomically, one JSON object per line.
+func writeJSONL[T any](path string, recs []T) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+func leafOf(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}

@@ -1,0 +1,84 @@
+package evalharness
+
+import "time"
+
+// Failure labels (novelapibench-protocol §5.1). LabelPass marks a passing
+// completion.
+const (
+	LabelPass              = "Pass"
+	LabelWrongAPISelection = "WrongAPISelection"
+	LabelWrongImport       = "WrongImport"
+	LabelWrongSyntax       = "WrongSyntax"
+	LabelWrongParam        = "WrongParam"
+	LabelWrongShapeDtype   = "WrongShapeDtype"
+	LabelWrongLogic        = "WrongLogic"
+)
+
+// Labels lists the six failure labels in the protocol's order (§5.1).
+var Labels = []string{
+	LabelWrongAPISelection, LabelWrongImport, LabelWrongSyntax,
+	LabelWrongParam, LabelWrongShapeDtype, LabelWrongLogic,
+}
+
+// Run statuses, the sandbox-spec §4.1 verdict order: the first that applies
+// wins. API_MISUSE is not used (call-record mismatches are WRONG_ANSWER).
+const (
+	StatusPass          = "PASS"
+	StatusInfraError    = "INFRA_ERROR"
+	StatusTimeout       = "TIMEOUT"
+	StatusMemoryLimit   = "MEMORY_LIMIT"
+	StatusOutputLimit   = "OUTPUT_LIMIT"
+	StatusResourceLimit = "RESOURCE_LIMIT"
+	StatusCrash         = "CRASH"
+	StatusHarnessTamper = "HARNESS_TAMPER"
+	StatusCompileError  = "COMPILE_ERROR"
+	StatusAPINotCalled  = "API_NOT_CALLED"
+	StatusWrongAnswer   = "WRONG_ANSWER"
+	StatusRuntimeError  = "RUNTIME_ERROR"
+)
+
+// A Verdict is the harness's decision on one completion.
+//
+// Passed follows the protocol (§4.3): the script exited 0 within its
+// timeout, and novelapi adds that the runner's records are complete (a
+// "done" record with the run's nonce, sandbox-spec P6). Label, Rationale,
+// ExceptionType and Error fill TaskResult (§1.8).
+type Verdict struct {
+	Passed bool `json:"passed"`
+	// Label is LabelPass or one of Labels; "" only when labels are off.
+	Label string `json:"label"`
+	// Rule names the rule that decided Label, e.g. "protocol:5.2a",
+	// "novelapi:target-typeerror", "judge", "judge-fallback".
+	Rule      string `json:"rule"`
+	Rationale string `json:"rationale"` // ≤ 240 chars
+	// ExceptionType is "Timeout", the last XxxError/Exception/Warning/Interrupt
+	// line name of stderr (§4.7), or "".
+	ExceptionType string `json:"exception_type"`
+	// Error is the last 500 chars of the (4,096-char) stderr; "" when passed.
+	Error string `json:"error"`
+	// Status is the sandbox-spec §4.1 verdict (Status* constants).
+	Status string `json:"status"`
+	// Executed reports that the completion ran without raising (the setup,
+	// context and completion finished), whatever the test said: exec@k.
+	Executed bool `json:"executed"`
+	// TargetCalled reports that the completion called the target at least
+	// once after the context code (the monitor's count).
+	TargetCalled bool `json:"target_called"`
+	// SpyCalls is the number of target calls made by the completion.
+	SpyCalls int `json:"spy_calls"`
+	// NonexistentCalls counts attribute or import look-ups of names that do
+	// not exist in the library version (AttributeError/ImportError naming the
+	// target's package), the PriCoder non-existent-call measure.
+	NonexistentCalls int `json:"nonexistent_calls"`
+	// SignatureErrors counts target calls whose arguments the target's
+	// signature rejected (bind failure or TypeError at the call site).
+	SignatureErrors int `json:"signature_errors"`
+	// Retried reports that the run timed out once and was re-run (§4.6).
+	Retried bool `json:"retried"`
+	// Wall is the wall time of the final run.
+	Wall time.Duration `json:"wall_ns"`
+	// Code is the extracted completion (§3) that was run.
+	Code string `json:"code"`
+	// InfraError describes a sandbox failure when Status is INFRA_ERROR.
+	InfraError string `json:"infra_error,omitempty"`
+}
