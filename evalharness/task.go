@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/bundles"
 )
 
 // A Task is one benchmark task: the protocol's tasks.jsonl record
@@ -141,15 +141,9 @@ type LoadOptions struct {
 	AllowCustomSetup bool
 }
 
-// A ParseError reports a malformed or invalid record of a JSONL file.
-type ParseError struct {
-	Path string
-	Line int // 1-based
-	Err  error
-}
-
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError is bundles.ParseError: a malformed or invalid record of a JSONL
+// file, naming the file and the 1-based line.
+type ParseError = bundles.ParseError
 
 // maxLine bounds one JSONL record (the largest released records are a few
 // hundred KB).
@@ -349,15 +343,7 @@ func WriteExpectedCalls(path string, recs []*ExpectedCalls) error { return write
 
 // writeJSONL writes records to path atomically, one JSON object per line.
 func writeJSONL[T any](path string, recs []T) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return bundles.WriteJSONL(path, recs)
 }
 
 func leafOf(name string) string {
