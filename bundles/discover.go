@@ -1,0 +1,600 @@
+package bundles
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// DiscoverConfig configures [Discover]. The zero value of every optional
+// field works; callers never see it modified.
+type DiscoverConfig struct {
+	// Library is the library's catalogue name ("numpy", "django"), written
+	// to each candidate's library field.
+	Library string
+	// Import is the top-level import name; "" means Library lower-cased.
+	Import string
+	// Dist is the distribution name for importlib.metadata; "" means Import.
+	Dist string
+	// Domain is written to each candidate; "" means [DomainOf](Library).
+	Domain string
+	// OldEnv is the pre-boundary environment; nil means there is no
+	// pre-boundary release and every API is new (no_pre_boundary_release).
+	OldEnv *sandbox.Environment
+	// NewEnv is the environment whose APIs are diffed against OldEnv. Required.
+	NewEnv *sandbox.Environment
+	// Diff tunes the diff and filters.
+	Diff DiffOptions
+	// Logger receives progress; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DiffOptions tunes [Diff].
+type DiffOptions struct {
+	// ProtocolOnly drops novelapi's extension APIs (methods of classes), so
+	// the result is the set the published protocol would list.
+	ProtocolOnly bool
+	// KeepFiltered returns candidates dropped by per-entry filters too, for
+	// inspection; their Extra.Other["dropped_by"] names the filter.
+	KeepFiltered bool
+}
+
+// A Summary reports what a discovery saw and why APIs were dropped.
+type Summary struct {
+	Library     string `json:"library"`
+	OldEnv      string `json:"old_env,omitempty"`
+	NewEnv      string `json:"new_env"`
+	OldVersion  string `json:"old_version,omitempty"`
+	NewVersion  string `json:"new_version"`
+	OldSeen     int    `json:"old_seen"`     // entries in the old surface
+	Seen        int    `json:"seen"`         // entries in the new surface
+	Unchanged   int    `json:"unchanged"`    // matched, same signature
+	MovedOnly   int    `json:"moved_only"`   // relocated with the same signature (dropped, §7)
+	Added       int    `json:"added"`        // new before filters
+	ModifiedRaw int    `json:"modified_raw"` // signature-modified before filters
+	// Dropped counts novel APIs removed by each filter (§7 "Filters").
+	Dropped map[string]int `json:"dropped"`
+	// New and Modified count the kept candidates; Extensions how many of
+	// them are novelapi extensions (methods).
+	New        int `json:"new"`
+	Modified   int `json:"modified"`
+	Candidates int `json:"candidates"`
+	Extensions int `json:"extensions"`
+	// WalkFailures lists modules that failed to import per environment.
+	OldWalkFailures []WalkFailure `json:"old_walk_failures,omitempty"`
+	NewWalkFailures []WalkFailure `json:"new_walk_failures,omitempty"`
+}
+
+// Filter names used in Summary.Dropped (novelapibench-protocol §7).
+const (
+	FilterPrivate         = "private"
+	FilterExtension       = "protocol_only"
+	FilterOldWalkFailure  = "old_walk_failure"
+	FilterDeprecated      = "deprecated"
+	FilterAlias           = "alias"
+	FilterDocstring       = "docstring"
+	FilterNoSource        = "no_source"
+	FilterPlumbing        = "plumbing"
+	FilterVendored        = "vendored"
+	FilterInternal        = "self_declared_internal"
+	FilterOutsidePackage  = "outside_package"
+	FilterModuleName      = "module_name"
+	FilterSharedDocstring = "shared_docstring"
+	FilterCamelCaseCap    = "camelcase_cap"
+)
+
+// DomainOf returns the protocol's domain of a library (§1.9), or
+// "data_science" for libraries the table does not list.
+func DomainOf(library string) string {
+	switch strings.ToLower(library) {
+	case "mdanalysis", "ase", "astropy", "deepchem", "pymatgen", "rdkit", "scanpy", "sympy":
+		return "ai4science"
+	case "diffusers", "torch", "transformers":
+		return "dl"
+	case "fastmcp", "langgraph":
+		return "agent_tool"
+	case "django", "fastapi", "flask", "httpx", "pydantic", "sqlalchemy":
+		return "swe"
+	}
+	return "data_science"
+}
+
+// Discover runs Stage 1 (novelapibench-protocol §7) for one library:
+// introspects it in cfg.OldEnv and cfg.NewEnv through runner, in parallel,
+// and returns the new and signature-modified APIs, sorted by api_name, with
+// a summary. An environment that cannot import the library gives an error
+// wrapping [ErrLibraryMissing]; modules failing to import are recorded in
+// the summary and their subtrees skipped.
+func Discover(ctx context.Context, runner sandbox.Runner, cfg DiscoverConfig) ([]Candidate, Summary, error) {
+	if cfg.NewEnv == nil {
+		return nil, Summary{}, fmt.Errorf("discover %s: no new environment", cfg.Library)
+	}
+	if cfg.Library == "" {
+		return nil, Summary{}, fmt.Errorf("discover: no library")
+	}
+	log := cmp.Or(cfg.Logger, slog.Default())
+	imp := cmp.Or(cfg.Import, strings.ToLower(cfg.Library))
+	imp = strings.Split(imp, ".")[0]
+	dist := cmp.Or(cfg.Dist, imp)
+	var (
+		wg             sync.WaitGroup
+		oldS, newS     *Surface
+		oldErr, newErr error
+	)
+	wg.Go(func() {
+		log.Info("introspecting", "library", imp, "env", cfg.NewEnv.Name)
+		newS, newErr = Introspect(ctx, runner, cfg.NewEnv, imp, dist)
+	})
+	if cfg.OldEnv != nil {
+		wg.Go(func() {
+			log.Info("introspecting", "library", imp, "env", cfg.OldEnv.Name)
+			oldS, oldErr = Introspect(ctx, runner, cfg.OldEnv, imp, dist)
+		})
+	}
+	wg.Wait()
+	if newErr != nil {
+		return nil, Summary{}, fmt.Errorf("discover %s: %w", cfg.Library, newErr)
+	}
+	if oldErr != nil {
+		return nil, Summary{}, fmt.Errorf("discover %s: %w", cfg.Library, oldErr)
+	}
+	cands, sum := Diff(oldS, newS, cfg.Library, cmp.Or(cfg.Domain, DomainOf(cfg.Library)), cfg.Diff)
+	sum.NewEnv = cfg.NewEnv.Name
+	if cfg.OldEnv != nil {
+		sum.OldEnv = cfg.OldEnv.Name
+	}
+	return cands, sum, nil
+}
+
+// Diff compares two surfaces of one library (old may be nil: no
+// pre-boundary release) and returns the novel APIs of new after the
+// protocol's matching, relocation and filtering rules
+// (novelapibench-protocol §7), sorted by api_name. It is pure.
+func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candidate, Summary) {
+	sum := Summary{Library: library, NewVersion: new.Version, Seen: len(new.Entries),
+		Dropped: map[string]int{}, NewWalkFailures: new.WalkFailures}
+	var oldIdx *surfaceIndex
+	if old != nil {
+		sum.OldVersion = old.Version
+		sum.OldSeen = len(old.Entries)
+		sum.OldWalkFailures = old.WalkFailures
+		oldIdx = indexSurface(old)
+	}
+	sharedDocs := map[string]int{}
+	for i := range new.Entries {
+		if d := new.Entries[i].Docstring; d != nil && len(*d) >= 40 {
+			sharedDocs[prefix(*d, 400)]++
+		}
+	}
+	var out []Candidate
+	for i := range new.Entries {
+		e := &new.Entries[i]
+		c := Candidate{
+			APIName: e.APIName, Kind: e.Kind, Module: e.Module, Signature: deref(e.Signature),
+			Parameters: e.Parameters, Docstring: e.Docstring, SourceFile: e.SourceFile,
+			Library: library, Domain: domain, NewVersion: new.Version,
+			Extra: Extra{ClassRole: e.ClassRole},
+		}
+		if len(e.Paths) > 1 {
+			c.Extra.Aliases = slices.Clone(e.Paths[1:])
+		}
+		if e.Kind == KindMethod {
+			c.Extra.Extension = KindMethod
+		}
+		other := map[string]any{}
+		if e.SourceLine != nil {
+			other["source_line"] = *e.SourceLine
+		}
+		if e.DefiningModule != "" {
+			other["defining_module"] = e.DefiningModule
+		}
+		if old == nil {
+			c.Extra.NoPreBoundaryRelease = true
+			sum.Added++
+		} else {
+			o, how := oldIdx.match(e)
+			switch {
+			case o == nil:
+				if f := underFailure(e, old.WalkFailures); f != "" {
+					sum.Dropped[FilterOldWalkFailure]++
+					continue
+				}
+				sum.Added++
+			case !signatureChanged(o.Parameters, e.Parameters):
+				if how == "relocation" || how == "fuzzy" {
+					sum.MovedOnly++
+				} else {
+					sum.Unchanged++
+				}
+				continue
+			default:
+				sum.ModifiedRaw++
+				c.IsModified = true
+				c.Extra.OldSignature = o.Signature
+				c.Extra.OldParameters = o.Parameters
+				if c.Extra.OldParameters == nil {
+					c.Extra.OldParameters = []ParamInfo{}
+				}
+				if o.APIName != e.APIName {
+					c.Extra.OldAPIName = o.APIName
+					c.Extra.Relocated = !slices.Contains(e.Paths, o.APIName)
+				}
+			}
+			v := old.Version
+			c.OldVersion = &v
+		}
+		f := entryFilter(e, library, opts, sharedDocs)
+		if f != "" {
+			sum.Dropped[f]++
+			if !opts.KeepFiltered {
+				continue
+			}
+			other["dropped_by"] = f
+		}
+		if len(other) > 0 {
+			c.Extra.Other = map[string]json.RawMessage{}
+			for k, v := range other {
+				raw, _ := json.Marshal(v)
+				c.Extra.Other[k] = raw
+			}
+		}
+		out = append(out, c)
+	}
+	out = camelCaseCap(out, &sum)
+	slices.SortFunc(out, func(a, b Candidate) int { return strings.Compare(a.APIName, b.APIName) })
+	for _, c := range out {
+		if c.Extra.Other["dropped_by"] != nil {
+			continue
+		}
+		sum.Candidates++
+		if c.IsModified {
+			sum.Modified++
+		} else {
+			sum.New++
+		}
+		if c.Extra.Extension != "" {
+			sum.Extensions++
+		}
+	}
+	return out, sum
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func prefix(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// surfaceIndex holds the old surface's lookup tables (§7 "Diff").
+type surfaceIndex struct {
+	identity map[string]*SurfaceEntry
+	fqn      map[string]*SurfaceEntry
+	reloc    map[string]*SurfaceEntry
+	byShort  map[string][]*SurfaceEntry
+}
+
+func identityKey(e *SurfaceEntry) string {
+	if e.HasSource() {
+		return e.ShortName() + "|" + path.Base(*e.SourceFile) + "|" + e.Kind
+	}
+	return e.ShortName() + "|" + paramShape(e.Parameters) + "|" + e.Kind
+}
+
+// paramShape is the (name, kind) tuple of the parameters, self dropped.
+func paramShape(ps []ParamInfo) string {
+	var b strings.Builder
+	for _, p := range dropSelf(ps) {
+		b.WriteString(p.Name + ":" + p.Kind + ",")
+	}
+	return b.String()
+}
+
+func dropSelf(ps []ParamInfo) []ParamInfo {
+	if len(ps) > 0 && (ps[0].Name == "self" || ps[0].Name == "cls") {
+		return ps[1:]
+	}
+	return ps
+}
+
+func relocationKeys(e *SurfaceEntry) []string {
+	base := e.ShortName() + "|" + e.Kind + "|"
+	doc := deref(e.Docstring)
+	keys := []string{"a|" + base + paramShape(e.Parameters) + "|" + prefix(doc, 400)}
+	if len(doc) >= 40 {
+		keys = append(keys, "b|"+base+doc)
+	}
+	if len(dropSelf(e.Parameters)) >= 2 {
+		keys = append(keys, "c|"+base+paramShape(e.Parameters))
+	}
+	return keys
+}
+
+func indexSurface(s *Surface) *surfaceIndex {
+	ix := &surfaceIndex{identity: map[string]*SurfaceEntry{}, fqn: map[string]*SurfaceEntry{},
+		reloc: map[string]*SurfaceEntry{}, byShort: map[string][]*SurfaceEntry{}}
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if _, ok := ix.identity[identityKey(e)]; !ok {
+			ix.identity[identityKey(e)] = e
+		}
+		for _, p := range e.Paths {
+			ix.fqn[p+"|"+e.Kind] = e
+		}
+		for _, k := range relocationKeys(e) {
+			if _, ok := ix.reloc[k]; !ok {
+				ix.reloc[k] = e
+			}
+		}
+		sk := e.ShortName() + "|" + e.Kind
+		ix.byShort[sk] = append(ix.byShort[sk], e)
+	}
+	return ix
+}
+
+// match finds e's counterpart in the old surface and says how: "identity",
+// "fqn", "relocation" or "fuzzy"; nil when e is new.
+func (ix *surfaceIndex) match(e *SurfaceEntry) (*SurfaceEntry, string) {
+	// An identity match at the same path is the common case; prefer the
+	// FQN when the identity key is ambiguous (same short name, same file).
+	for _, p := range e.Paths {
+		if o := ix.fqn[p+"|"+e.Kind]; o != nil {
+			return o, "fqn"
+		}
+	}
+	if o := ix.identity[identityKey(e)]; o != nil {
+		return o, "identity"
+	}
+	for _, k := range relocationKeys(e) {
+		if o := ix.reloc[k]; o != nil {
+			return o, "relocation"
+		}
+	}
+	doc := deref(e.Docstring)
+	if doc != "" {
+		for _, o := range ix.byShort[e.ShortName()+"|"+e.Kind] {
+			if o.Docstring != nil && similarity(prefix(doc, 2000), prefix(*o.Docstring, 2000)) >= 0.92 {
+				return o, "fuzzy"
+			}
+		}
+	}
+	return nil, ""
+}
+
+var (
+	addrRE    = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+	envPathRE = regexp.MustCompile(`(/usr|/tmp|/home|/root|/opt|/var|<site-packages>|<dist-packages>)/[^\s'",)>]*`)
+)
+
+func normDefault(d *string) string {
+	if d == nil {
+		return "\x00none"
+	}
+	s := addrRE.ReplaceAllString(*d, "0xADDR")
+	return envPathRE.ReplaceAllString(s, "<ENVPATH>")
+}
+
+// signatureChanged reports whether a signature changed in the protocol's
+// sense (§7): after dropping self and ignoring annotations, the parameter
+// count, or any name, kind or normalised default differs. An old entry with
+// no parameters is never changed.
+func signatureChanged(old, new []ParamInfo) bool {
+	if len(old) == 0 {
+		return false
+	}
+	o, n := dropSelf(old), dropSelf(new)
+	if len(o) != len(n) {
+		return true
+	}
+	for i := range o {
+		if o[i].Name != n[i].Name || o[i].Kind != n[i].Kind || normDefault(o[i].Default) != normDefault(n[i].Default) {
+			return true
+		}
+	}
+	return false
+}
+
+func underFailure(e *SurfaceEntry, failures []WalkFailure) string {
+	for _, f := range failures {
+		for _, m := range []string{e.Module, e.DefiningModule} {
+			if m == f.Module || strings.HasPrefix(m, f.Module+".") {
+				return f.Module
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	deprecatedRE = regexp.MustCompile(`(?i)\bdeprecated\b|will be removed|\buse\b[^.\n]{0,80}\binstead\b`)
+	internalRE   = regexp.MustCompile(`(?i)\b(for internal use|internal use only|not part of the public api|this is a private|private (function|method|class|helper|api)|internal (function|method|class|helper|api))\b`)
+	plumbingDirs = []string{"_lib", "_internal", "_compat", "_utils", "_vendor", "_vendored", "array_api_compat"}
+	moduleNames  = []string{"base", "main", "impl", "internals"}
+	// boilerplate docstring openings: inherited from object/builtins or
+	// generated (§7 "inherited or boilerplate opening").
+	boilerplate = []string{"Initialize self", "Create and return a new object", "Return self", "Call self as a function",
+		"Method generated by attrs", "Create new instance of", "An enumeration.", "Built-in", "Helper for pickle",
+		"dict() ->", "str(object=", "Abstract base class", "Common base class", "Base class for", "Copy of"}
+	sectionRE = regexp.MustCompile(`\n(Parameters|Returns|Examples|Notes|See Also|Args|Arguments)\s*\n`)
+)
+
+// preamble returns the docstring's description before its first section.
+func preamble(doc string) string {
+	if loc := sectionRE.FindStringIndex(doc); loc != nil {
+		doc = doc[:loc[0]]
+	}
+	return prefix(doc, 800)
+}
+
+// entryFilter returns the name of the first per-entry filter that drops e
+// (§7 "Filters"), or "".
+func entryFilter(e *SurfaceEntry, library string, opts DiffOptions, sharedDocs map[string]int) string {
+	segs := strings.Split(e.APIName, ".")
+	for _, s := range segs {
+		if strings.HasPrefix(s, "_") {
+			return FilterPrivate
+		}
+	}
+	if opts.ProtocolOnly && e.Kind == KindMethod {
+		return FilterExtension
+	}
+	doc := deref(e.Docstring)
+	if doc != "" && deprecatedRE.MatchString(preamble(doc)) {
+		return FilterDeprecated
+	}
+	if strings.HasPrefix(e.DefiningModule, "typing") {
+		return FilterAlias
+	}
+	if e.Qualname != "" {
+		q := e.Qualname[strings.LastIndex(e.Qualname, ".")+1:]
+		if q != segs[len(segs)-1] && q != "<lambda>" {
+			return FilterAlias
+		}
+		if q == "<lambda>" {
+			return FilterAlias
+		}
+	}
+	if len(strings.TrimSpace(doc)) < 40 {
+		return FilterDocstring
+	}
+	for _, b := range boilerplate {
+		if strings.HasPrefix(doc, b) {
+			return FilterDocstring
+		}
+	}
+	if !e.HasSource() {
+		return FilterNoSource
+	}
+	src := *e.SourceFile
+	for _, d := range plumbingDirs {
+		if strings.Contains(src, "/"+d+"/") && !slices.Contains(segs, d) {
+			return FilterPlumbing
+		}
+	}
+	if strings.Contains(e.DefiningModule, ".io.clipboard") || strings.Contains(src, "/vendored/") ||
+		strings.Contains(src, "/externals/") {
+		return FilterVendored
+	}
+	if internalRE.MatchString(preamble(doc)) {
+		return FilterInternal
+	}
+	top := strings.Split(library, ".")[0]
+	if !strings.Contains(src, "/"+strings.ToLower(top)+"/") && !strings.Contains(src, "/"+top+"/") {
+		return FilterOutsidePackage
+	}
+	leaf := e.DefiningModule[strings.LastIndex(e.DefiningModule, ".")+1:]
+	if slices.Contains(moduleNames, leaf) {
+		return FilterModuleName
+	}
+	if sharedDocs[prefix(doc, 400)] >= 3 {
+		return FilterSharedDocstring
+	}
+	return ""
+}
+
+var camelRE = regexp.MustCompile(`[A-Z][a-z0-9]+$`)
+
+// camelCaseCap applies the protocol's CamelCase-suffix cap (§7): among new
+// (not modified) classes, a group of ≥5 sharing a CamelCase suffix keeps
+// its top 3 by len(doc) × max(1, #informative params).
+func camelCaseCap(cs []Candidate, sum *Summary) []Candidate {
+	groups := map[string][]int{}
+	for i, c := range cs {
+		if c.Kind != KindClass || c.IsModified || c.Extra.Other["dropped_by"] != nil {
+			continue
+		}
+		leaf := c.APIName[strings.LastIndex(c.APIName, ".")+1:]
+		suf := camelRE.FindString(leaf)
+		if suf == "" || suf == leaf {
+			continue
+		}
+		groups[suf] = append(groups[suf], i)
+	}
+	drop := map[int]bool{}
+	for _, idx := range groups {
+		if len(idx) < 5 {
+			continue
+		}
+		score := func(c Candidate) int {
+			n := 0
+			for _, p := range dropSelf(c.Parameters) {
+				if p.Name != "args" && p.Name != "kwargs" && p.Kind != "VAR_POSITIONAL" && p.Kind != "VAR_KEYWORD" {
+					n++
+				}
+			}
+			return len(deref(c.Docstring)) * max(1, n)
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Or(cmp.Compare(score(cs[b]), score(cs[a])), strings.Compare(cs[a].APIName, cs[b].APIName))
+		})
+		for _, i := range idx[3:] {
+			drop[i] = true
+		}
+	}
+	if len(drop) == 0 {
+		return cs
+	}
+	out := cs[:0:0]
+	for i, c := range cs {
+		if drop[i] {
+			sum.Dropped[FilterCamelCaseCap]++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// similarity returns Python difflib's SequenceMatcher(None, a, b).ratio()
+// without its autojunk heuristic: 2·M/(len(a)+len(b)), M the characters in
+// the recursively found longest matching blocks (Ratcliff/Obershelp).
+func similarity(a, b string) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	ra, rb := []rune(a), []rune(b)
+	return 2 * float64(matchingChars(ra, rb)) / float64(len(ra)+len(rb))
+}
+
+func matchingChars(a, b []rune) int {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	// Longest common substring by dynamic programming over one row.
+	best, bi, bj := 0, 0, 0
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			if a[i-1] == b[j-1] {
+				cur[j] = prev[j-1] + 1
+				if cur[j] > best {
+					best, bi, bj = cur[j], i-cur[j], j-cur[j]
+				}
+			} else {
+				cur[j] = 0
+			}
+		}
+		prev, cur = cur, prev
+	}
+	if best == 0 {
+		return 0
+	}
+	return best + matchingChars(a[:bi], b[:bj]) + matchingChars(a[bi+best:], b[bj+best:])
+}

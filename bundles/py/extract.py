@@ -1,0 +1,584 @@
+"""Extract S/E/M/C knowledge for a batch of APIs (novelapibench-protocol §7, Stage 2).
+
+Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
+
+BATCH.json: {"library": "numpy", "prelude": "import numpy as np\\n",
+             "example_timeout": 20, "max_examples": 5, "cap": 12000,
+             "apis": [{"api_name", "kind"}, ...]}
+
+Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
+after each API so a batch killed half-way keeps what it finished:
+
+  {"api_name", "ok", "error", "signature", "s_param": [{name, type, default,
+   description, constraints}], "return_type", "examples": [{code, status,
+   reason, source}], "mechanism": {text, words, sections}, "implementation",
+   "implementation_note", "helpers": [...], "docstring_style"}
+
+Every example runs in its own python3 process (cwd a fresh directory under
+/tmp) with a timeout. Python 3.11+, standard library only.
+"""
+
+import ast
+import importlib
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import traceback
+import warnings
+
+NUMPY_HEADERS = {"parameters", "other parameters", "returns", "yields", "raises", "see also",
+                 "notes", "references", "examples", "attributes", "methods", "warns",
+                 "warnings", "receives", "example"}
+GOOGLE_HEADERS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments",
+                  "kwargs", "returns", "return", "yields", "raises", "examples", "example",
+                  "note", "notes", "attributes", "see also", "references", "todo", "warning",
+                  "warnings"}
+PARAM_SECTIONS = {"parameters", "other parameters", "args", "arguments", "params",
+                  "keyword args", "keyword arguments", "kwargs", "attributes"}
+DROP_NAMES = {"self", "cls", "args", "kwargs"}
+STATIC_MARKERS = ("TimeoutExpired", "MemoryError", "FileNotFoundError", "ConnectionError",
+                  "URLError", "HTTPError", "socket.gaierror", "gaierror", "NotImplementedError",
+                  "Network is unreachable", "Temporary failure in name resolution")
+
+
+# ---------------------------------------------------------------- resolution
+
+def resolve(api_name):
+    """Import api_name (module path + attribute chain); return (obj, module, owner)."""
+    parts = api_name.split(".")
+    mod = None
+    i = len(parts)
+    err = None
+    while i > 0:
+        try:
+            mod = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError as exc:
+            err = exc
+            i -= 1
+    if mod is None:
+        raise ImportError("cannot import any module of %s: %s" % (api_name, err))
+    obj, owner = mod, None
+    for name in parts[i:]:
+        owner = obj
+        if inspect.isclass(obj):
+            raw = inspect.getattr_static(obj, name)
+            if isinstance(raw, (staticmethod, classmethod)):
+                raw = raw.__func__
+            obj = raw
+        else:
+            obj = getattr(obj, name)
+    return obj, mod, owner if inspect.isclass(owner) else None
+
+
+def code_target(obj):
+    target = obj
+    try:
+        target = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001
+        pass
+    if isinstance(target, property):
+        target = target.fget
+    if not (inspect.isroutine(target) or inspect.isclass(target)):
+        target = type(target)
+    return target
+
+
+# ---------------------------------------------------------------- docstrings
+
+def sections(doc):
+    """Split a cleaned docstring into (style, {section: [lines]}); key "" is the preamble."""
+    lines = doc.splitlines()
+    out = {"": []}
+    style = "plain"
+    cur = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        s = line.strip()
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        low = s.lower().rstrip(":")
+        if s and nxt and set(nxt) <= set("-=~") and len(nxt) >= 3 and low in NUMPY_HEADERS \
+                and not line.startswith(" "):
+            cur = low
+            out.setdefault(cur, [])
+            style = "numpydoc"
+            i += 2
+            continue
+        if s.endswith(":") and low in GOOGLE_HEADERS and not line.startswith(" ") and style != "numpydoc":
+            cur = low
+            out.setdefault(cur, [])
+            style = "google"
+            i += 1
+            continue
+        out.setdefault(cur, []).append(line)
+        i += 1
+    if style == "plain" and re.search(r"^\s*:(param|parameter|arg|type|returns?|rtype)\b", doc, re.M):
+        style = "rest"
+    return style, out
+
+
+def indent_of(line):
+    return len(line) - len(line.lstrip())
+
+
+def parse_param_block(lines, style):
+    """Return {name: (type|None, description)} from a parameters section."""
+    out = {}
+    lines = [l for l in lines]
+    nonblank = [indent_of(l) for l in lines if l.strip()]
+    if not nonblank:
+        return out
+    base = min(nonblank)
+    cur_names, cur_type, desc = None, None, []
+
+    def flush():
+        if cur_names:
+            text = clean_markup(" ".join(desc))
+            for n in cur_names:
+                out[n] = (cur_type, text)
+
+    for line in lines:
+        if not line.strip():
+            desc.append("")
+            continue
+        if indent_of(line) == base:
+            flush()
+            s = line.strip()
+            if style == "google":
+                m = re.match(r"^(\*{0,2}[\w.]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$", s)
+                if m:
+                    cur_names = [m.group(1).lstrip("*")]
+                    cur_type = m.group(2)
+                    desc = [m.group(3)]
+                    continue
+            if " : " in s or s.endswith(" :"):
+                names, typ = s.split(" :", 1)
+                typ = typ.strip() or None
+            else:
+                names, typ = s, None
+            cur_names = [n.strip().lstrip("*") for n in names.split(",") if n.strip()]
+            cur_type = typ
+            desc = []
+        else:
+            desc.append(line.strip())
+    flush()
+    return out
+
+
+def rest_params(doc):
+    out = {}
+    types = {}
+    for m in re.finditer(r"^\s*:(?:param|parameter|arg|argument)\s+(?:([^:]+?)\s+)?(\w+)\s*:(.*(?:\n(?!\s*:)\s+.*)*)",
+                         doc, re.M):
+        out[m.group(2)] = (m.group(1), clean_markup(m.group(3)))
+    for m in re.finditer(r"^\s*:type\s+(\w+)\s*:(.*)$", doc, re.M):
+        types[m.group(1)] = m.group(2).strip()
+    return {k: (types.get(k) or t, d) for k, (t, d) in out.items()}
+
+
+def parse_params(doc):
+    style, secs = sections(doc)
+    found = {}
+    if style == "rest":
+        return style, rest_params(doc), secs
+    for name in ("parameters", "other parameters", "args", "arguments", "params",
+                 "keyword args", "keyword arguments", "kwargs"):
+        if name in secs:
+            for k, v in parse_param_block(secs[name], style).items():
+                found.setdefault(k, v)
+    return style, found, secs
+
+
+ROLE_RE = re.compile(r":[\w:.-]+:`(~?)([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+def clean_markup(text):
+    def role(m):
+        t = m.group(2).strip()
+        if m.group(1) == "~":
+            t = t.rsplit(".", 1)[-1]
+        return t
+    text = ROLE_RE.sub(role, text)
+    text = re.sub(r"``([^`]*)``", r"\1", text)
+    text = re.sub(r"`([^`<]*?)(?:\s*<[^>]*>)?`_{0,2}", r"\1", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"\1", text)
+    text = re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"\1", text)
+    text = re.sub(r"\[(\d+|[A-Za-z]\w*)\]_", "", text)
+    text = re.sub(r"\s+", " ", text)
+    return text.strip()
+
+
+def prose(lines):
+    """Markup-free prose from docstring lines: directives dropped except version notes."""
+    out = []
+    skip_indent = None
+    for line in lines:
+        s = line.strip()
+        if skip_indent is not None:
+            if not s or indent_of(line) > skip_indent:
+                continue
+            skip_indent = None
+        m = re.match(r"^\.\.\s+(versionadded|versionchanged|deprecated)::\s*(\S+)\s*(.*)$", s)
+        if m:
+            word = {"versionadded": "Added", "versionchanged": "Changed",
+                    "deprecated": "Deprecated"}[m.group(1)]
+            out.append("%s in version %s%s" % (word, m.group(2), ("; " + m.group(3)) if m.group(3) else "."))
+            skip_indent = indent_of(line)
+            continue
+        if s.startswith(".. ") or s.startswith(">>>") or s.startswith("..."):
+            skip_indent = indent_of(line)
+            continue
+        if s.endswith("::"):
+            out.append(s[:-1])
+            skip_indent = indent_of(line)
+            continue
+        out.append(s)
+    text = clean_markup(" ".join(out))
+    return text
+
+
+def sentences(text):
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(`\"'])", text) if s.strip()]
+
+
+def mechanism(doc, secs, params, kind, api_name):
+    """Docstring-grounded M: 50-150 words, markup removed (protocol §1.2, §7)."""
+    pre = list(secs.get("", []))
+    # A signature-looking first line (C classes: "ndarray(shape, dtype=...)") is not prose.
+    if pre and re.match(r"^[\w.]+\(.*\)?\s*$", pre[0].strip() or "x") and "(" in pre[0]:
+        while pre and pre[0].strip():
+            pre.pop(0)
+    used = ["summary"]
+    parts = [prose(pre)]
+    words = len(" ".join(parts).split())
+    if words < 50:
+        for sec in ("notes", "note"):
+            if sec in secs:
+                parts.append(prose(secs[sec]))
+                used.append(sec)
+                break
+    words = len(" ".join(parts).split())
+    if words < 50:
+        ret = secs.get("returns") or secs.get("return") or []
+        rtext = prose([l for l in ret if l.startswith(" ")]) if ret else ""
+        if rtext:
+            parts.append("It returns " + rtext[0].lower() + rtext[1:] if rtext else "")
+            used.append("returns")
+    words = len(" ".join(parts).split())
+    if words < 50 and params:
+        bits = []
+        for name, (_t, d) in params.items():
+            first = sentences(d)[0] if d else ""
+            bits.append("%s (%s)" % (name, first.rstrip(".")) if first else name)
+        parts.append("Parameters: " + "; ".join(bits) + ".")
+        used.append("parameters")
+    text = " ".join(p for p in parts if p)
+    text = re.sub(r"\s+", " ", text).strip()
+    # Cut to at most 150 words at a sentence boundary.
+    if len(text.split()) > 150:
+        acc = []
+        for s in sentences(text):
+            if len(" ".join(acc + [s]).split()) > 150:
+                break
+            acc.append(s)
+        text = " ".join(acc) if acc else " ".join(text.split()[:150])
+    return {"text": text, "words": len(text.split()), "sections": used}
+
+
+# ---------------------------------------------------------------- examples
+
+def doctest_statements(lines):
+    """Turn doctest lines into a list of statements (strings), dropping expected output."""
+    stmts = []
+    cur = None
+    for line in lines:
+        s = line.strip()
+        if s.startswith(">>>"):
+            if cur is not None:
+                stmts.append(cur)
+            cur = [s[4:] if s.startswith(">>> ") else s[3:]]
+        elif cur is not None and (s.startswith("...") and (s == "..." or s.startswith("... "))):
+            cur.append(s[4:] if s.startswith("... ") else "")
+        else:
+            if cur is not None:
+                stmts.append(cur)
+            cur = None
+    if cur is not None:
+        stmts.append(cur)
+    return ["\n".join(c).rstrip() for c in stmts]
+
+
+PLOT_RE = re.compile(r"\b(plt|matplotlib|pyplot|fig|ax|axes)\b|\.plot\(|\.hist\(")
+
+
+def build_example(doc, secs, prelude):
+    section = None
+    for name in ("examples", "example"):
+        if name in secs:
+            section = secs[name]
+            break
+    lines = section if section is not None else doc.splitlines()
+    stmts = doctest_statements(lines)
+    kept, dropped = [], 0
+    for st in stmts:
+        if "doctest: +SKIP" in st or PLOT_RE.search(st):
+            dropped += 1
+            continue
+        st = re.sub(r"\s*#\s*doctest:.*$", "", st, flags=re.M)
+        try:
+            ast.parse(st)
+        except SyntaxError:
+            dropped += 1
+            continue
+        kept.append(st)
+    if not kept:
+        return None, dropped
+    return prelude + "\n".join(kept) + "\n", dropped
+
+
+def run_example(code, leaf, timeout):
+    try:
+        compile(code, "<example>", "exec")
+    except SyntaxError as exc:
+        return "failed", "syntax error: %s" % exc
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+        path = os.path.join(d, "example.py")
+        with open(path, "w") as f:
+            f.write(code)
+        env = dict(os.environ)
+        env.setdefault("MPLBACKEND", "Agg")
+        try:
+            p = subprocess.run([sys.executable, "-I", "-B", path], cwd=d, env=env,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if re.search(r"\b%s\b" % re.escape(leaf), code):
+                return "static", "execution blocked by environment (TimeoutExpired after %ss); static checks pass" % timeout
+            return "failed", "timed out after %ss" % timeout
+    if p.returncode == 0:
+        return "executed", "runs cleanly"
+    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+    last = err[-1] if err else "exit status %d" % p.returncode
+    if any(m in last for m in STATIC_MARKERS) and re.search(r"\b%s\b" % re.escape(leaf), code):
+        return "static", "execution blocked by environment (%s); static checks pass" % last[:200]
+    return "failed", last[:300]
+
+
+# ---------------------------------------------------------------- source
+
+def strip_docstrings(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                body.pop(0)
+                if not body:
+                    body.append(ast.Pass())
+    return tree
+
+
+def clean_source(target):
+    src = textwrap.dedent(inspect.getsource(target))
+    tree = ast.parse(src)
+    return ast.unparse(strip_docstrings(tree)), tree
+
+
+def implementation(obj, owner, cap):
+    """C: source without docstrings plus same-module helpers, one level deep (§7)."""
+    target = code_target(obj)
+    try:
+        primary, tree = clean_source(target)
+    except (OSError, TypeError, SyntaxError, IndentationError) as exc:
+        return "", "no_source: %s" % (str(exc)[:200] or type(exc).__name__), []
+    if len(primary) > cap:
+        return "", "too_long: %d chars > %d" % (len(primary), cap), []
+    modname = getattr(target, "__module__", None)
+    mod = sys.modules.get(modname) if modname else None
+    names, attrs = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in names:
+            names.append(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in ("self", "cls") and node.attr not in attrs:
+            attrs.append(node.attr)
+    helpers = []
+    seen = {id(target)}
+    if mod is not None:
+        for n in names:
+            g = mod.__dict__.get(n)
+            g2 = code_target(g) if g is not None else None
+            if g2 is None or id(g2) in seen:
+                continue
+            if not (inspect.isfunction(g2) or inspect.isclass(g2)):
+                continue
+            if getattr(g2, "__module__", None) != modname:
+                continue
+            seen.add(id(g2))
+            helpers.append(("%s.%s" % (modname, n), g2))
+    if owner is not None:
+        for a in attrs:
+            raw = inspect.getattr_static(owner, a, None)
+            if isinstance(raw, (staticmethod, classmethod)):
+                raw = raw.__func__
+            if isinstance(raw, property):
+                raw = raw.fget
+            if not inspect.isfunction(raw) or id(raw) in seen:
+                continue
+            if getattr(raw, "__module__", None) != modname:
+                continue
+            seen.add(id(raw))
+            helpers.append(("%s.%s.%s" % (modname, owner.__name__, a), raw))
+    out = primary
+    used, skipped = [], 0
+    for name, h in helpers:
+        try:
+            hs, _ = clean_source(h)
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            continue
+        block = "\n\n# --- helper: %s ---\n%s" % (name, hs)
+        if len(out) + len(block) > cap:
+            skipped += 1
+            continue
+        out += block
+        used.append(name)
+    note = "source" + ("; %d helpers over the cap left out" % skipped if skipped else "")
+    return out, note, used
+
+
+# ---------------------------------------------------------------- S
+
+def fmt_annotation(ann):
+    if ann is inspect.Parameter.empty:
+        return None
+    if isinstance(ann, str):
+        return ann
+    try:
+        return inspect.formatannotation(ann)
+    except Exception:  # noqa: BLE001
+        return repr(ann)
+
+
+def signature_target(obj, kind):
+    target = code_target(obj)
+    if kind == "class" and inspect.isclass(target):
+        for base in target.__mro__:
+            if base is object:
+                break
+            if "__init__" in base.__dict__ and inspect.isfunction(base.__dict__["__init__"]):
+                return base.__dict__["__init__"]
+        return target
+    if kind == "function" and not (inspect.isroutine(obj) or inspect.isclass(obj)):
+        return obj  # instance: its __call__ signature
+    return obj
+
+
+def s_params(obj, kind, descs):
+    try:
+        sig = inspect.signature(signature_target(obj, kind))
+    except (TypeError, ValueError):
+        return None, [], None
+    out = []
+    for p in sig.parameters.values():
+        if p.name in DROP_NAMES:
+            continue
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name in ("args", "kwargs", "kwds"):
+            continue
+        typ = fmt_annotation(p.annotation)
+        dtyp, desc = descs.get(p.name, (None, ""))
+        if typ is None and dtyp:
+            typ = clean_markup(dtyp)
+        default = None if p.default is inspect.Parameter.empty else repr(p.default)
+        out.append({"name": p.name, "type": typ, "default": default,
+                    "description": desc or "", "constraints": None})
+    ret = fmt_annotation(sig.return_annotation)
+    return str(sig), out, ret
+
+
+def doc_return_type(secs):
+    for name in ("returns", "return", "yields"):
+        lines = [l for l in secs.get(name, []) if l.strip()]
+        if not lines:
+            continue
+        first = lines[0].strip()
+        if " : " in first:
+            return clean_markup(first.split(" : ", 1)[1])
+        if re.match(r"^[\w.\[\], |]+$", first) and len(first) < 80:
+            return clean_markup(first)
+        m = re.match(r"^([\w.\[\], |]+):\s", first)
+        if m:
+            return m.group(1)
+    return None
+
+
+# ---------------------------------------------------------------- main
+
+def one(api, cfg):
+    name = api["api_name"]
+    kind = api.get("kind", "function")
+    rec = {"api_name": name, "ok": False, "error": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj, _mod, owner = resolve(name)
+    doc = getattr(obj, "__doc__", None)
+    if kind == "function" and not (inspect.isroutine(obj) or inspect.isclass(obj)) and not isinstance(doc, str):
+        doc = type(obj).__doc__
+    doc = inspect.cleandoc(doc) if isinstance(doc, str) else ""
+    style, descs, secs = parse_params(doc)
+    if kind == "class" and not descs:
+        init = getattr(code_target(obj), "__init__", None)
+        idoc = getattr(init, "__doc__", None)
+        if isinstance(idoc, str) and idoc is not object.__init__.__doc__:
+            _s, descs, _x = parse_params(inspect.cleandoc(idoc))
+    sig, params, ret = s_params(obj, kind, descs)
+    if ret is None:
+        ret = doc_return_type(secs)
+    if ret is None and kind == "class":
+        ret = name
+    rec.update({"signature": sig, "s_param": params, "return_type": ret, "docstring_style": style})
+    leaf = name.rsplit(".", 1)[-1]
+    examples = []
+    code, dropped = build_example(doc, secs, cfg.get("prelude", "")) if doc else (None, 0)
+    if code:
+        status, reason = run_example(code, leaf, cfg.get("example_timeout", 20))
+        if dropped and status != "failed":
+            reason += "; %d plotting/skipped doctest statements removed" % dropped
+        examples.append({"code": code, "status": status, "reason": reason, "source": "docstring"})
+    rec["examples"] = examples[: cfg.get("max_examples", 5)]
+    rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
+    impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))
+    rec.update({"implementation": impl, "implementation_note": note, "helpers": helpers})
+    rec["ok"] = True
+    return rec
+
+
+def main(argv):
+    with open(argv[1]) as f:
+        cfg = json.load(f)
+    out_path = argv[2] if len(argv) > 2 else "/out/results.jsonl"
+    os.makedirs(os.path.dirname(out_path) or ".", exist_ok=True)
+    with open(out_path, "a") as out:
+        for api in cfg["apis"]:
+            try:
+                rec = one(api, cfg)
+            except Exception as exc:  # noqa: BLE001 - one bad API must not stop the batch
+                rec = {"api_name": api["api_name"], "ok": False,
+                       "error": "%s: %s" % (type(exc).__name__, str(exc)[:300])}
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except SystemExit:
+        raise
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+        sys.exit(1)
