@@ -4,10 +4,13 @@ import "strings"
 
 // A PromptInput is the part of a task the evaluation prompt shows
 // (novelapibench-protocol §1.3, §2.3). It is a view of evalharness's task,
-// kept here so that bundles need not import evalharness.
+// kept here so that bundles need not import evalharness. Its JSON tags are
+// those of tasks.jsonl, so a task record decodes into it directly.
 type PromptInput struct {
-	Description string // task description; never contains the API's leaf name
-	ContextCode string // imports and fixtures shown before the gap; may be ""
+	TaskID      string `json:"task_id,omitempty"`  // not shown; for selecting a task
+	APIName     string `json:"api_name,omitempty"` // not shown; the target API
+	Description string `json:"description"`        // never contains the API's leaf name
+	ContextCode string `json:"context_code"`       // imports and fixtures shown before the gap; may be ""
 }
 
 // CompletionInstruction is the prompt's final line (COMPLETION_INSTRUCTION,

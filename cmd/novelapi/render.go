@@ -2,16 +2,123 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/bundles"
 )
 
+// renderConfig holds the flags of `novelapi render`.
+type renderConfig struct {
+	bundlesPath string
+	api         string
+	condition   string
+	components  string
+	prompt      bool
+	taskPath    string
+	taskID      string
+	skipBad     bool
+	json        bool
+}
+
 func newRenderCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "render",
-		Short: "Render a knowledge condition for an API",
+	var cfg renderConfig
+	cmd := &cobra.Command{
+		Use:   "render --bundles FILE --api NAME [--condition C | --components S,E] [--prompt --task-json T]",
+		Short: "Print an API's knowledge under a condition (protocol §2.2), optionally as the evaluation prompt (§2.3)",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("render: not implemented yet")
+			return runRender(g, cfg)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.bundlesPath, "bundles", "", "bundles.jsonl file (ours or the published benchmark's)")
+	f.StringVar(&cfg.api, "api", "", "fully qualified API name (or one of its aliases)")
+	f.StringVar(&cfg.condition, "condition", "Full", "knowledge condition: value (S+E) or enum name (S_E)")
+	f.StringVar(&cfg.components, "components", "", "render this component set instead of a condition, e.g. S_param,E")
+	f.BoolVar(&cfg.prompt, "prompt", false, "print the full evaluation prompt (needs --task-json)")
+	f.StringVar(&cfg.taskPath, "task-json", "", "JSON or JSONL file with task records (description, context_code)")
+	f.StringVar(&cfg.taskID, "task-id", "", "task_id to pick from --task-json (default: the only record, or the first for --api)")
+	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed lines of the bundles file instead of failing")
+	f.BoolVar(&cfg.json, "json", false, "print {api_name, condition, knowledge, prompt} as JSON")
+	cmd.MarkFlagRequired("bundles")
+	cmd.MarkFlagRequired("api")
+	return cmd
+}
+
+func runRender(g *globals, cfg renderConfig) error {
+	cond, err := bundles.ParseCondition(cfg.condition)
+	if err != nil {
+		return usagef("render: --condition: %v", err)
+	}
+	comps := cond.Components()
+	label := string(cond)
+	if cfg.components != "" {
+		if comps, err = bundles.ParseComponents(cfg.components); err != nil {
+			return usagef("render: --components: %v", err)
+		}
+		label = comps.String()
+	}
+	if cfg.prompt && cfg.taskPath == "" {
+		return usagef("render: --prompt needs --task-json")
+	}
+	bs, stats, err := bundles.ReadBundles(cfg.bundlesPath, bundles.ReadOptions{SkipBad: cfg.skipBad})
+	if _, ok := errors.AsType[*bundles.ParseError](err); ok {
+		return fmt.Errorf("%w (--skip-bad skips malformed lines)", err)
+	} else if err != nil {
+		return err
+	}
+	if stats.Skipped > 0 {
+		g.log.Warn("skipped malformed bundle lines", "file", cfg.bundlesPath, "skipped", stats.Skipped, "first", stats.Bad[0].Error())
+	}
+	b, err := bundles.Find(bs, cfg.api)
+	if err != nil {
+		return fmt.Errorf("render: %w in %s", err, cfg.bundlesPath)
+	}
+	knowledge := bundles.RenderComponents(b, comps)
+	out := knowledge
+	var prompt string
+	if cfg.taskPath != "" {
+		task, err := pickTask(cfg)
+		if err != nil {
+			return err
+		}
+		prompt = bundles.Prompt(task, knowledge)
+		if cfg.prompt {
+			out = prompt
+		}
+	}
+	if cfg.json {
+		return writeJSON(g.stdout, map[string]any{
+			"api_name": b.APIName, "condition": label, "knowledge": knowledge, "prompt": prompt,
+		})
+	}
+	if out != "" && out[len(out)-1] != '\n' {
+		out += "\n"
+	}
+	_, err = fmt.Fprint(g.stdout, out)
+	return err
+}
+
+// pickTask reads --task-json (one JSON object, or JSONL task records) and
+// selects the task by --task-id, else the only record, else the first whose
+// api_name is --api.
+func pickTask(cfg renderConfig) (bundles.PromptInput, error) {
+	tasks, _, err := bundles.ReadJSONL[bundles.PromptInput](cfg.taskPath, bundles.ReadOptions{})
+	if err != nil {
+		return bundles.PromptInput{}, err
+	}
+	for _, t := range tasks {
+		switch {
+		case cfg.taskID != "" && t.TaskID == cfg.taskID,
+			cfg.taskID == "" && len(tasks) == 1,
+			cfg.taskID == "" && t.APIName == cfg.api:
+			return t, nil
+		}
+	}
+	if cfg.taskID != "" {
+		return bundles.PromptInput{}, fmt.Errorf("render: no task %q in %s", cfg.taskID, cfg.taskPath)
+	}
+	return bundles.PromptInput{}, fmt.Errorf("render: %s has %d tasks and none for %s; pass --task-id", cfg.taskPath, len(tasks), cfg.api)
 }
