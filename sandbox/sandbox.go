@@ -70,6 +70,12 @@ type Limits struct {
 	TmpSize    int64         // tmpfs /tmp bytes; 0 means DefaultTmpSize
 	StreamCap  int64         // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
 	OutputKill int64         // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
+	// CPUTime is the RLIMIT_CPU soft limit per process (the hard limit is one
+	// second more); 0 means Wall + 1s (sandbox-spec §4.2).
+	CPUTime time.Duration
+	// Stack is RLIMIT_STACK in bytes; 0 keeps the inherited limit. Like every
+	// rlimit it is clamped to the harness's hard limit (P11).
+	Stack int64
 }
 
 // Defaults from sandbox-spec §4.2.
@@ -117,6 +123,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.OutputKill <= 0 {
 		l.OutputKill = DefaultOutputBudget
+	}
+	if l.CPUTime <= 0 {
+		l.CPUTime = l.Wall + time.Second
 	}
 	return l
 }
