@@ -1,0 +1,585 @@
+package evalharness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// ErrMetaMismatch reports a rerun into a directory whose eval_meta.json
+// describes a different evaluation (evaluator version, failure labels,
+// pass@5, condition or shard); resuming would mix incompatible verdicts.
+var ErrMetaMismatch = errors.New("evalharness: run directory holds a different evaluation")
+
+// An Evaluator decides one completion of a task. [*Harness] implements it;
+// Evaluate must be safe for concurrent use. A non-nil error means the
+// completion could not be evaluated (sandbox failure, refused task, ctx
+// cancelled), not that it failed.
+type Evaluator interface {
+	Evaluate(ctx context.Context, task *Task, expected *ExpectedCalls, response string) (Verdict, error)
+}
+
+// A Shard selects the predictions whose 0-based index in predictions.jsonl
+// is congruent to Index modulo Count. The zero value selects everything.
+type Shard struct {
+	Index int // 0-based, < Count
+	Count int // number of shards; 0 or 1 means unsharded
+}
+
+// ParseShard parses "i/n" (0 ≤ i < n). "" parses to the zero Shard.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// String returns "i/n", or "" for an unsharded run.
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Has reports whether the prediction at index i belongs to the shard.
+func (s Shard) Has(i int) bool { return s.Count <= 1 || i%s.Count == s.Index }
+
+// Defaults of RunConfig.
+const (
+	// DefaultWatchdog is how long a run may go without a completed task
+	// before the watchdog logs the tasks in flight (sandbox-spec §4.7).
+	DefaultWatchdog = 60 * time.Second
+	// DefaultInfraRetries is how often a sample that hit an infrastructure
+	// error is re-evaluated (sandbox-spec §4.7: "Retry INFRA_ERROR up to 2×").
+	DefaultInfraRetries = 2
+)
+
+// RunConfig configures [Run]. Run never modifies it or what it points to.
+type RunConfig struct {
+	// Tasks are the task pool (protocol §1.3); every prediction's task_id
+	// must be among them.
+	Tasks []*Task
+	// Expected holds the reference call records by task id (protocol §1.4);
+	// nil means none (the harness decides what a task without records means).
+	Expected map[string]*ExpectedCalls
+	// Predictions are evaluated in file order; their index is the stable
+	// index of sharding and of merged results.
+	Predictions []*Prediction
+	// OutDir receives results.jsonl, summary.json and eval_meta.json; it is
+	// created if needed. A rerun into the same directory resumes.
+	OutDir string
+	// Workers is the number of tasks evaluated at once; 0 means
+	// runtime.NumCPU() (sandbox-spec §4.7: concurrency = CPUs).
+	Workers int
+	// Shard selects a subset of the predictions; zero means all.
+	Shard Shard
+	// Condition is recorded on every result; "" means each prediction's
+	// cell field.
+	Condition string
+	// Source is the knowledge source recorded in eval_meta.json
+	// (SourceOracle, SourceRetrieved or ""); see [ReportSweep].
+	Source string
+	// Samples caps the samples evaluated per task; 0 means all of them.
+	// samples[0] (greedy) decides passed and label; all samples feed pass@k.
+	Samples int
+	// Harness evaluates each sample; required.
+	Harness Evaluator
+	// EvaluatorVersion identifies the evaluator for eval_meta.json; "" means
+	// a hash of the expected call records (see [EvaluatorVersion]).
+	EvaluatorVersion string
+	// ClassifyFailures and Backend are recorded in eval_meta.json; they do
+	// not change what Run does (the Harness is configured by the caller).
+	ClassifyFailures bool
+	Backend          string
+	// TasksPath and PredictionsPath are recorded in eval_meta.json.
+	TasksPath, PredictionsPath string
+	// Rescore deletes the results of a directory whose eval_meta.json
+	// differs instead of failing with ErrMetaMismatch (protocol §1.8).
+	Rescore bool
+	// Progress receives a progress bar with rate and ETA; nil means none.
+	Progress io.Writer
+	// Log receives run events; nil means slog.Default().
+	Log *slog.Logger
+	// Watchdog is the stall interval; 0 means DefaultWatchdog.
+	Watchdog time.Duration
+}
+
+// Run evaluates the predictions of cfg.Shard with cfg.Harness and writes
+// cfg.OutDir/results.jsonl (one TaskResult per task, appended and fsynced as
+// each task completes), then summary.json and eval_meta.json atomically, in
+// the protocol's formats (novelapibench-protocol §1.8, §4.7).
+//
+// A rerun resumes: tasks already in results.jsonl are skipped, a torn last
+// line (left by a kill) is dropped, and tasks whose greedy sample hit an
+// infrastructure error are evaluated again, so the file never holds two
+// records of a task. Samples that still hit an infrastructure error after
+// DefaultInfraRetries retries are excluded from n and listed in the summary
+// (sandbox-spec §2). When ctx is cancelled Run stops taking tasks, keeps
+// every completed result and returns context.Cause(ctx) without a summary.
+func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.OutDir == "" {
+		return Summary{}, errors.New("eval run: no output directory")
+	}
+	if cfg.Harness == nil {
+		return Summary{}, errors.New("eval run: no harness")
+	}
+	work, err := selectWork(cfg)
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return Summary{}, err
+	}
+	meta := cfg.meta()
+	if err := checkMeta(cfg.OutDir, meta, cfg.Rescore, log); err != nil {
+		return Summary{}, err
+	}
+	if err := writeJSONAtomic(filepath.Join(cfg.OutDir, MetaFile), meta); err != nil {
+		return Summary{}, err
+	}
+
+	path := filepath.Join(cfg.OutDir, ResultsFile)
+	done, err := resumeResults(path, work, log)
+	if err != nil {
+		return Summary{}, err
+	}
+	var pending []workItem
+	for _, w := range work {
+		if _, ok := done[w.pred.TaskID]; !ok {
+			pending = append(pending, w)
+		}
+	}
+	if len(done) > 0 {
+		log.Info("resuming", "dir", cfg.OutDir, "done", len(done), "pending", len(pending))
+	}
+	if err := cfg.runPending(ctx, path, pending, len(done), log); err != nil {
+		return Summary{}, err
+	}
+	return finish(cfg.OutDir, work, meta.EvaluatorVersion, nil)
+}
+
+// workItem is one prediction to evaluate with its task.
+type workItem struct {
+	index int
+	pred  *Prediction
+	task  *Task
+}
+
+// selectWork pairs the shard's predictions with their tasks.
+func selectWork(cfg RunConfig) ([]workItem, error) {
+	byID := make(map[string]*Task, len(cfg.Tasks))
+	for _, t := range cfg.Tasks {
+		byID[t.TaskID] = t
+	}
+	var work []workItem
+	var missing []string
+	for i, p := range cfg.Predictions {
+		if !cfg.Shard.Has(i) {
+			continue
+		}
+		t, ok := byID[p.TaskID]
+		if !ok {
+			missing = append(missing, p.TaskID)
+			continue
+		}
+		work = append(work, workItem{index: i, pred: p, task: t})
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("eval run: %d predictions name tasks absent from the task pool: %s", len(missing), abbrev(missing, 5))
+	}
+	return work, nil
+}
+
+// meta returns the eval_meta.json of this run.
+func (cfg RunConfig) meta() EvalMeta {
+	v := cfg.EvaluatorVersion
+	if v == "" {
+		ids := slices.Sorted(maps.Keys(cfg.Expected))
+		var parts [][]byte
+		for _, id := range ids {
+			e := cfg.Expected[id]
+			parts = append(parts, []byte(id), []byte(e.Status))
+			for _, r := range e.Expected {
+				parts = append(parts, r)
+			}
+		}
+		v = EvaluatorVersion(parts...)
+	}
+	passAt5 := false
+	for _, p := range cfg.Predictions {
+		if cfg.sampleCount(p) >= 5 {
+			passAt5 = true
+			break
+		}
+	}
+	return EvalMeta{
+		EvaluatorVersion: v, ClassifyFailures: cfg.ClassifyFailures, PassAt5: passAt5,
+		Condition: cfg.Condition, Shard: cfg.Shard.String(), Backend: cfg.Backend,
+		Tasks: cfg.TasksPath, Predictions: cfg.PredictionsPath, Source: cfg.Source,
+	}
+}
+
+func (cfg RunConfig) sampleCount(p *Prediction) int {
+	if cfg.Samples > 0 && cfg.Samples < len(p.Samples) {
+		return cfg.Samples
+	}
+	return len(p.Samples)
+}
+
+// checkMeta compares dir's existing eval_meta.json with want. On a mismatch
+// it deletes the old results when rescore is set, else fails.
+func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error {
+	have, err := ReadMeta(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if have.sameEvaluation(want) {
+		return nil
+	}
+	if !rescore {
+		return fmt.Errorf("%w: %s has evaluator %s, labels %v, pass@5 %v, condition %q, shard %q; this run has %s, %v, %v, %q, %q (use a new directory or rescore)",
+			ErrMetaMismatch, filepath.Join(dir, MetaFile), have.EvaluatorVersion, have.ClassifyFailures, have.PassAt5, have.Condition, have.Shard,
+			want.EvaluatorVersion, want.ClassifyFailures, want.PassAt5, want.Condition, want.Shard)
+	}
+	log.Warn("evaluation changed: deleting old results", "dir", dir)
+	for _, f := range []string{ResultsFile, SummaryFile} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeResults reads path, drops a torn tail, infra-error records (to be
+// retried) and duplicates, rewriting the file when it drops a record, and
+// returns the completed task ids of the work set.
+func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]bool, error) {
+	results, valid, err := ReadResults(path)
+	if err != nil {
+		return nil, err
+	}
+	inWork := make(map[string]bool, len(work))
+	for _, w := range work {
+		inWork[w.pred.TaskID] = true
+	}
+	done := map[string]bool{}
+	var keep []TaskResult
+	dropped, foreign := 0, 0
+	for _, r := range results {
+		if r.InfraError() || done[r.TaskID] {
+			dropped++
+			continue
+		}
+		keep = append(keep, r)
+		if inWork[r.TaskID] {
+			done[r.TaskID] = true
+		} else {
+			foreign++
+		}
+	}
+	if foreign > 0 {
+		log.Warn("results.jsonl holds tasks outside this run; they are kept but not summarised", "count", foreign)
+	}
+	if dropped > 0 {
+		log.Info("re-evaluating tasks that hit infrastructure errors", "count", dropped)
+		if err := writeResults(path, keep); err != nil {
+			return nil, err
+		}
+		return done, nil
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() != valid {
+		log.Warn("dropping a torn last line of results.jsonl", "path", path, "bytes", st.Size()-valid)
+		if err := os.Truncate(path, valid); err != nil {
+			return nil, err
+		}
+	}
+	return done, nil
+}
+
+// runPending evaluates pending with a worker pool, appending each result to
+// path as it completes.
+func (cfg RunConfig) runPending(ctx context.Context, path string, pending []workItem, done int, log *slog.Logger) error {
+	_, valid, err := ReadResults(path)
+	if err != nil {
+		return err
+	}
+	rw, err := openResults(path, valid)
+	if err != nil {
+		return err
+	}
+	defer rw.Close()
+	if len(pending) == 0 {
+		return nil
+	}
+
+	bar := newBar(cfg.Progress, len(pending), done)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = min(workers, len(pending))
+	jobs := make(chan workItem)
+	out := make(chan TaskResult)
+	fl := newInFlight()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for w := range jobs {
+				fl.add(w.pred.TaskID)
+				r, ok := cfg.evaluateTask(ctx, w, log)
+				fl.remove(w.pred.TaskID)
+				if !ok {
+					continue
+				}
+				out <- r // the collector drains out until it is closed
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for _, w := range pending {
+			select {
+			case jobs <- w:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+
+	watchdog := cfg.Watchdog
+	if watchdog <= 0 {
+		watchdog = DefaultWatchdog
+	}
+	tick := time.NewTicker(min(watchdog, 5*time.Second))
+	defer tick.Stop()
+	last, warned := time.Now(), false
+	var werr error
+	for {
+		select {
+		case r, ok := <-out:
+			if !ok {
+				if bar != nil {
+					bar.Finish()
+					fmt.Fprintln(cfg.Progress)
+				}
+				if werr != nil {
+					return werr
+				}
+				if err := ctx.Err(); err != nil {
+					return context.Cause(ctx)
+				}
+				return nil
+			}
+			if werr == nil {
+				if err := rw.Append(r); err != nil {
+					werr = fmt.Errorf("append %s: %w", path, err)
+					cancel(werr)
+				}
+			}
+			if bar != nil {
+				bar.Add(1)
+			}
+			last, warned = time.Now(), false
+		case <-tick.C:
+			if stall := time.Since(last); stall >= watchdog && !warned {
+				log.Warn("watchdog: no task completed", "for", stall.Round(time.Second), "in_flight", fl.list())
+				warned = true
+			}
+		}
+	}
+}
+
+// evaluateTask evaluates a task's samples in order and builds its
+// TaskResult; ok is false when ctx was cancelled before it finished.
+func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Logger) (TaskResult, bool) {
+	var expected *ExpectedCalls
+	if cfg.Expected != nil {
+		expected = cfg.Expected[w.pred.TaskID]
+	}
+	n := cfg.sampleCount(w.pred)
+	verdicts := make([]Verdict, n)
+	for i := range n {
+		v, ok := cfg.evaluateSample(ctx, w, expected, w.pred.Samples[i], log)
+		if !ok {
+			return TaskResult{}, false
+		}
+		verdicts[i] = v
+	}
+	cond := cfg.Condition
+	if cond == "" {
+		cond = w.pred.Cell
+	}
+	return newTaskResult(w.index, w.task, cond, verdicts), true
+}
+
+// evaluateSample evaluates one response, retrying infrastructure errors
+// (sandbox-spec §4.7). An error from the Evaluator becomes an INFRA_ERROR
+// verdict; ok is false only when ctx is done.
+func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *ExpectedCalls, response string, log *slog.Logger) (Verdict, bool) {
+	var v Verdict
+	for attempt := 0; attempt <= DefaultInfraRetries; attempt++ {
+		var err error
+		v, err = cfg.Harness.Evaluate(ctx, w.task, expected, response)
+		if err != nil && ctx.Err() != nil {
+			return Verdict{}, false
+		}
+		if err != nil {
+			v = Verdict{Status: StatusInfraError, InfraError: err.Error(), Error: truncTail(err.Error(), 500)}
+		}
+		if v.Status != StatusInfraError {
+			if attempt > 0 {
+				v.Retried = true
+			}
+			return v, true
+		}
+		log.Warn("infrastructure error", "task", w.pred.TaskID, "attempt", attempt+1, "err", v.InfraError)
+	}
+	return v, true
+}
+
+// newTaskResult builds the TaskResult of a task from its samples' verdicts
+// (protocol §4.7); verdicts[0] is the greedy sample.
+func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) TaskResult {
+	g := verdicts[0]
+	r := TaskResult{
+		TaskID: t.TaskID, APIName: t.APIName, Library: t.Library, Domain: t.Domain, Difficulty: t.Difficulty,
+		Passed: g.Passed, Label: g.Label, Rationale: g.Rationale, ExceptionType: g.ExceptionType, Error: g.Error,
+		Condition: condition, Novelty: t.Novelty, Status: g.Status, Rule: g.Rule,
+		Executed: g.Executed, TargetCalled: g.TargetCalled, SpyCalls: g.SpyCalls,
+		NonexistentCalls: g.NonexistentCalls, SignatureErrors: g.SignatureErrors,
+		Retried: g.Retried, WallMS: g.Wall.Milliseconds(), Index: index,
+	}
+	if g.Passed {
+		r.Error = ""
+	}
+	for _, v := range verdicts {
+		if v.Status == StatusInfraError {
+			continue
+		}
+		r.NSamples++
+		r.NPassed += b2i(v.Passed)
+		r.NExecuted += b2i(v.Executed)
+	}
+	if p, ok := PassAtK(r.NSamples, r.NPassed, 5); ok {
+		r.PassAt5 = &p
+	}
+	if len(verdicts) > 1 {
+		r.Samples = make([]SampleVerdict, len(verdicts))
+		for i, v := range verdicts {
+			r.Samples[i] = SampleVerdict{
+				Passed: v.Passed, Label: v.Label, Rule: v.Rule, Status: v.Status, ExceptionType: v.ExceptionType,
+				Executed: v.Executed, TargetCalled: v.TargetCalled, NonexistentCalls: v.NonexistentCalls,
+				SignatureErrors: v.SignatureErrors, WallMS: v.Wall.Milliseconds(),
+			}
+		}
+	}
+	return r
+}
+
+// finish reads the run's results, orders them by prediction index, writes
+// summary.json atomically and returns it. work nil means every result.
+func finish(dir string, work []workItem, version string, shards []string) (Summary, error) {
+	results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		return Summary{}, err
+	}
+	if work != nil {
+		in := make(map[string]bool, len(work))
+		for _, w := range work {
+			in[w.pred.TaskID] = true
+		}
+		results = slices.DeleteFunc(results, func(r TaskResult) bool { return !in[r.TaskID] })
+	}
+	slices.SortStableFunc(results, func(a, b TaskResult) int { return a.Index - b.Index })
+	s := Summarize(results, version)
+	s.Shards = shards
+	return s, writeJSONAtomic(filepath.Join(dir, SummaryFile), s)
+}
+
+// newBar returns a progress bar on w over the pending tasks with count,
+// rate and ETA, or nil; done (already completed tasks) goes in the
+// description so the rate and ETA reflect this process alone.
+func newBar(w io.Writer, pending, done int) *progressbar.ProgressBar {
+	if w == nil {
+		return nil
+	}
+	desc := "eval"
+	if done > 0 {
+		desc = fmt.Sprintf("eval (resumed after %d)", done)
+	}
+	return progressbar.NewOptions(pending,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("task"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetWidth(30),
+	)
+}
+
+// inFlight tracks the task ids being evaluated, for the watchdog.
+type inFlight struct {
+	mu  sync.Mutex
+	ids map[string]time.Time
+}
+
+func newInFlight() *inFlight { return &inFlight{ids: map[string]time.Time{}} }
+
+func (f *inFlight) add(id string) { f.mu.Lock(); f.ids[id] = time.Now(); f.mu.Unlock() }
+
+func (f *inFlight) remove(id string) { f.mu.Lock(); delete(f.ids, id); f.mu.Unlock() }
+
+func (f *inFlight) list() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.ids))
+}
+
+// abbrev joins the first n ids and says how many more there are.
+func abbrev(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
+}
+
+// truncTail returns the last n bytes of s.
+func truncTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
