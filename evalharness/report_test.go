@@ -1,0 +1,131 @@
+package evalharness_test
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/evalharness"
+)
+
+// runFixture runs the fake pool into dir with the given condition and source.
+func runFixture(t *testing.T, dir, condition, source string, n int) {
+	t.Helper()
+	tasks, preds := pool(n)
+	if _, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog,
+		Harness: &fakeHarness{flaky: map[string]bool{}}, Condition: condition, Source: source, ClassifyFailures: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// externalRef matches any attribute or CSS reference to a network resource.
+var externalRef = regexp.MustCompile(`(?i)(src|href|xlink:href)\s*=\s*["']?\s*(https?:)?//|url\(\s*["']?(https?:)?//|@import`)
+
+func checkSelfContained(t *testing.T, html string) {
+	t.Helper()
+	if m := externalRef.FindString(html); m != "" {
+		t.Errorf("report.html references an external resource: %q", m)
+	}
+	for _, tag := range []string{"<script", "<link", "<iframe", "<img"} {
+		if strings.Contains(strings.ToLower(html), tag) {
+			t.Errorf("report.html contains %s", tag)
+		}
+	}
+	// Every inline SVG is well-formed XML.
+	for _, svg := range regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(html, -1) {
+		d := xml.NewDecoder(strings.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Errorf("inline SVG is not well-formed: %v", err)
+				}
+				break
+			}
+		}
+	}
+}
+
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	runFixture(t, dir, "S+E", "", 21)
+	if err := evalharness.Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, evalharness.ReportMDFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, evalharness.ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := evalharness.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## By condition", "| S+E | 21 | 57.1%", "## By library", "| numpy |", "WrongParam", "## By novelty"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if s.PassAt1 < 0.571 || s.PassAt1 > 0.572 {
+		t.Errorf("fixture pass@1 = %v; the expectations above assume 12/21", s.PassAt1)
+	}
+	h := string(html)
+	for _, want := range []string{"<svg", "pass@1 per condition", "labels per condition", "<td>scipy</td>", "WrongLogic"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(h, "<svg"); n < 2 {
+		t.Errorf("report.html has %d SVG charts; want 2", n)
+	}
+	checkSelfContained(t, h)
+	if d := os.Getenv("NOVELAPI_REPORT_DUMP"); d != "" {
+		os.WriteFile(filepath.Join(d, "report.html"), html, 0o644)
+		os.WriteFile(filepath.Join(d, "report.md"), md, 0o644)
+	}
+}
+
+func TestReport_NoResults(t *testing.T) {
+	if err := evalharness.Report(t.TempDir()); err == nil {
+		t.Error("Report of an empty directory succeeded")
+	}
+}
+
+func TestReportSweep(t *testing.T) {
+	root := t.TempDir()
+	// rq1 (oracle) and rq2 (retrieval) runs with cells per condition, as in
+	// the protocol's outputs/runs/<run>/<cell>/ layout.
+	for _, c := range []string{"S", "Full"} {
+		runFixture(t, filepath.Join(root, "rq1-qwen", c), c, "", 14)
+		runFixture(t, filepath.Join(root, "rq2-qwen", c), c, "", 7)
+	}
+	out := filepath.Join(root, "sweep")
+	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1-qwen"), filepath.Join(root, "rq2-qwen")}, out); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pool(14) passes 8 (57.1%), pool(7) passes 4 (57.1%): gap 0.
+	for _, want := range []string{"| Condition | oracle pass@1 (n) | retrieved pass@1 (n) | retrieved − oracle (pp) |", "| S | 57.1% (14) | 57.1% (7) | +0.0 |", "| Full |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("sweep report.md lacks %q:\n%s", want, md)
+		}
+	}
+	// S is listed before Full (protocol order).
+	if strings.Index(string(md), "| S |") > strings.Index(string(md), "| Full |") {
+		t.Error("sweep rows are not in protocol order")
+	}
+	html, err := os.ReadFile(filepath.Join(out, evalharness.ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSelfContained(t, string(html))
+}
