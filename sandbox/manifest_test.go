@@ -1,0 +1,154 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// storeEnv returns the built environment name from the store under
+// $NOVELAPI_HOME (default the user cache dir + /novelapi). It skips when the
+// environment is missing, but fails when NOVELAPI_REQUIRE_SANDBOX=1 (CI).
+func storeEnv(t *testing.T, name string) *sandbox.Environment {
+	t.Helper()
+	home := os.Getenv("NOVELAPI_HOME")
+	if home == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		home = filepath.Join(c, "novelapi")
+	}
+	e, err := sandbox.OpenStore(home).Get(name)
+	if err != nil {
+		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("environment %s required (NOVELAPI_REQUIRE_SANDBOX=1): %v", name, err)
+		}
+		t.Skipf("environment %s missing (build it with `novelapi env build`): %v", name, err)
+	}
+	return e
+}
+
+// distVersion reads the Version of distribution dist from its metadata in
+// the environment's dist-packages, i.e. what is really installed.
+func distVersion(t *testing.T, root, dist string) string {
+	t.Helper()
+	pats := []string{dist + "-*.dist-info/METADATA", dist + "-*.egg-info/PKG-INFO", dist + "-*.egg-info"}
+	for _, p := range pats {
+		m, _ := filepath.Glob(filepath.Join(root, "usr/lib/python3/dist-packages", p))
+		for _, f := range m {
+			fi, err := os.Stat(f)
+			if err != nil || fi.IsDir() {
+				continue
+			}
+			fh, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(fh)
+			for sc.Scan() {
+				if v, ok := strings.CutPrefix(sc.Text(), "Version: "); ok {
+					fh.Close()
+					return v
+				}
+			}
+			fh.Close()
+		}
+	}
+	t.Fatalf("no metadata for %s in %s", dist, root)
+	return ""
+}
+
+// TestEnvironmentManifest checks the manifests of the test environments
+// against what is really installed in them (issue 2, "Tests").
+func TestEnvironmentManifest(t *testing.T) {
+	tests := []struct {
+		env, suite, python string
+		want               map[string]string // library → version prefix
+	}{
+		{"trixie-sci", "trixie", "3.13.", map[string]string{"numpy": "2.2.", "scipy": "1.15.", "pandas": "2.2."}},
+		{"bookworm-sci", "bookworm", "3.11.", map[string]string{"numpy": "1.24.", "scipy": "1.10.", "pandas": "1.5."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			e := storeEnv(t, tt.env)
+			m := e.Manifest
+			if m.Suite != tt.suite || m.Name != tt.env {
+				t.Errorf("manifest name/suite = %s/%s; want %s/%s", m.Name, m.Suite, tt.env, tt.suite)
+			}
+			if !strings.HasPrefix(m.Python, tt.python) {
+				t.Errorf("python = %q; want %s*", m.Python, tt.python)
+			}
+			minor := strings.TrimSuffix(tt.python, ".")
+			if _, err := os.Stat(filepath.Join(e.Root, "usr/bin/python"+minor)); err != nil {
+				t.Errorf("python%s not in the root filesystem: %v", minor, err)
+			}
+			if m.Key != sandbox.Key(m.Suite, m.Requested) {
+				t.Errorf("key %s is not Key(suite, requested)", m.Key)
+			}
+			if m.SizeBytes < 50<<20 || m.BuiltAt.IsZero() {
+				t.Errorf("size %d, built %v: implausible", m.SizeBytes, m.BuiltAt)
+			}
+			for _, p := range m.Requested {
+				if m.Packages[p] == "" {
+					t.Errorf("requested package %s missing from the package list", p)
+				}
+			}
+			for lib, prefix := range tt.want {
+				l, err := sandbox.LookupLibrary(lib)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := m.Versions[lib]
+				if !strings.HasPrefix(got, prefix) {
+					t.Errorf("%s version = %q; want %s*", lib, got, prefix)
+				}
+				if real := distVersion(t, e.Root, l.Dist); real != got {
+					t.Errorf("%s: manifest says %s, installed metadata says %s", lib, got, real)
+				}
+				if deb := m.Packages[l.Packages[0]]; !strings.Contains(deb, got) {
+					t.Errorf("%s: Debian package %s %s does not carry version %s", lib, l.Packages[0], deb, got)
+				}
+			}
+			for _, d := range []string{"job", "out", "tmp"} {
+				if fi, err := os.Stat(filepath.Join(e.Root, d)); err != nil || !fi.IsDir() {
+					t.Errorf("/%s missing from the root filesystem", d)
+				}
+			}
+			if m, _ := filepath.Glob(filepath.Join(e.Root, "var/lib/apt/lists/*Packages*")); len(m) > 0 {
+				t.Errorf("apt lists left in the root filesystem: %v", m)
+			}
+		})
+	}
+}
+
+// TestProbeVersions runs the build's version probe (Python inside the
+// environment, under bwrap) and compares it with the manifest.
+func TestProbeVersions(t *testing.T) {
+	e := storeEnv(t, "trixie-sci")
+	var libs []sandbox.Library
+	for _, n := range []string{"numpy", "scipy"} {
+		l, _ := sandbox.LookupLibrary(n)
+		libs = append(libs, l)
+	}
+	py, versions, err := sandbox.ProbeVersions(t, e.Root, libs)
+	if err != nil {
+		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") != "1" && errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("SKIPPING: bwrap unavailable: %v", err)
+		}
+		t.Fatal(err)
+	}
+	if py != e.Manifest.Python {
+		t.Errorf("probe python %q; manifest %q", py, e.Manifest.Python)
+	}
+	for _, l := range libs {
+		if versions[l.Name] != e.Manifest.Versions[l.Name] {
+			t.Errorf("%s: probe %q; manifest %q", l.Name, versions[l.Name], e.Manifest.Versions[l.Name])
+		}
+	}
+}
