@@ -116,7 +116,8 @@ type RunConfig struct {
 	// Rescore deletes the results of a directory whose eval_meta.json
 	// differs instead of failing with ErrMetaMismatch (protocol §1.8).
 	Rescore bool
-	// Progress receives a progress bar with rate and ETA; nil means none.
+	// Progress receives a progress bar with rate and ETA; nil means a log
+	// line every ProgressLogInterval instead (for logs that are not terminals).
 	Progress io.Writer
 	// Log receives run events; nil means slog.Default().
 	Log *slog.Logger
@@ -383,6 +384,7 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 	}
 	tick := time.NewTicker(min(watchdog, 5*time.Second))
 	defer tick.Stop()
+	start, lastLog, completed := time.Now(), time.Now(), 0
 	last, warned := time.Now(), false
 	var werr error
 	for {
@@ -407,11 +409,16 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 					cancel(werr)
 				}
 			}
+			completed++
 			if bar != nil {
 				bar.Add(1)
 			}
 			last, warned = time.Now(), false
 		case <-tick.C:
+			if bar == nil && time.Since(lastLog) >= ProgressLogInterval {
+				logProgress(log, start, completed, len(pending))
+				lastLog = time.Now()
+			}
 			if stall := time.Since(last); stall >= watchdog && !warned {
 				log.Warn("watchdog: no task completed", "for", stall.Round(time.Second), "in_flight", fl.list())
 				warned = true
@@ -582,4 +589,19 @@ func truncTail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// ProgressLogInterval is how often Run logs progress when it has no
+// progress bar.
+const ProgressLogInterval = 30 * time.Second
+
+// logProgress logs completed of total tasks with the rate and ETA.
+func logProgress(log *slog.Logger, start time.Time, completed, total int) {
+	el := time.Since(start)
+	rate := float64(completed) / el.Seconds()
+	eta := "unknown"
+	if rate > 0 {
+		eta = time.Duration(float64(total-completed) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	log.Info("progress", "done", completed, "of", total, "tasks_per_s", fmt.Sprintf("%.2f", rate), "eta", eta)
 }

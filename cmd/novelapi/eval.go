@@ -1,17 +1,293 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 func newEvalCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Evaluate predictions and retrieval",
+		Short: "Evaluate predictions in sandboxes, merge shards and write reports",
+	}
+	cmd.AddCommand(newEvalRunCmd(g), newEvalMergeCmd(g), newEvalReportCmd(g))
+	// TODO: add newEvalRetrievalCmd(g) (eval_retrieval.go, index helper) once it exists.
+	return cmd
+}
+
+// evalRunConfig holds the flags of `novelapi eval run`.
+type evalRunConfig struct {
+	tasks, predictions, expected, out string
+	workers, samples                  int
+	backend, shard, condition, source string
+	noLabels, rescore, skipInvalid    bool
+	allowCustomSetup, json            bool
+}
+
+func newEvalRunCmd(g *globals) *cobra.Command {
+	var cfg evalRunConfig
+	cmd := &cobra.Command{
+		Use:   "run --tasks T --predictions P --out DIR",
+		Short: "Evaluate predictions.jsonl against tasks.jsonl; writes results.jsonl, summary.json, eval_meta.json (resumable)",
+		Long: `Evaluate every prediction (samples[0] greedy; all samples for pass@k) in the sandbox of its
+task's library and write DIR/results.jsonl (appended and fsynced per task), DIR/summary.json and
+DIR/eval_meta.json in the NovelAPIBench formats. Rerunning into DIR resumes without duplicates.
+
+--shard i/n evaluates the predictions whose 0-based index is i modulo n; --shard auto takes i from
+JOB_COMPLETION_INDEX (Kubernetes indexed job) or SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN)
+and n from auto/N, NOVELAPI_SHARDS or SLURM_ARRAY_TASK_COUNT. "{shard}" in --out is replaced by i.
+Join shards with 'novelapi eval merge'. See docs/scaling.md.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("eval: not implemented yet")
+			return runEvalRun(cmd.Context(), g, cfg)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.tasks, "tasks", "", "tasks.jsonl (protocol §1.3)")
+	f.StringVar(&cfg.predictions, "predictions", "", "predictions.jsonl (protocol §1.8)")
+	f.StringVar(&cfg.expected, "expected", "", "expected_calls.jsonl (default: expected_calls.jsonl beside --tasks, if present)")
+	f.StringVar(&cfg.out, "out", "", "run directory to write (created; resumed if it exists)")
+	f.IntVar(&cfg.workers, "workers", 0, "tasks evaluated at once (default: number of CPUs)")
+	f.IntVar(&cfg.samples, "samples", 0, "evaluate at most this many samples per task (default: all)")
+	f.StringVar(&cfg.backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	f.StringVar(&cfg.shard, "shard", "", "evaluate shard i/n only (0-based), or auto / auto/N from the job scheduler")
+	f.StringVar(&cfg.condition, "condition", "", "knowledge condition recorded on results (default: each prediction's cell)")
+	f.StringVar(&cfg.source, "source", "", "knowledge source recorded for sweep reports: oracle or retrieved")
+	f.BoolVar(&cfg.noLabels, "no-failure-labels", false, "do not classify failures (label \"\")")
+	f.BoolVar(&cfg.rescore, "rescore", false, "if DIR holds results of a different evaluation, delete them and re-score")
+	f.BoolVar(&cfg.skipInvalid, "skip-invalid", false, "skip invalid tasks (logged) instead of failing")
+	f.BoolVar(&cfg.allowCustomSetup, "allow-custom-setup", false, "accept tasks whose setup_code is not the stock monitor")
+	f.BoolVar(&cfg.json, "json", false, "print summary.json to stdout")
+	for _, name := range []string{"tasks", "predictions", "out"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
+	shard, err := resolveShard(cfg.shard, os.Getenv)
+	if err != nil {
+		return usagef("eval run: --shard: %v", err)
+	}
+	out := strings.ReplaceAll(cfg.out, "{shard}", strconv.Itoa(shard.Index))
+	switch cfg.source {
+	case "", evalharness.SourceOracle, evalharness.SourceRetrieved:
+	default:
+		return usagef("eval run: --source %q: want oracle or retrieved", cfg.source)
+	}
+	condition := cfg.condition
+	if c, err := bundles.ParseCondition(condition); condition != "" && err == nil {
+		condition = string(c) // canonical value for an enum name; other cell names stay as given
+	}
+	if cfg.workers < 0 || cfg.samples < 0 {
+		return usagef("eval run: --workers and --samples must be >= 0")
+	}
+
+	tasks, err := evalharness.LoadTasks(cfg.tasks, evalharness.LoadOptions{
+		SkipInvalid: cfg.skipInvalid, AllowCustomSetup: cfg.allowCustomSetup,
+		Invalid: func(err error) { g.log.Warn("skipping invalid task", "err", err) },
+	})
+	if err != nil {
+		return err
+	}
+	preds, err := evalharness.LoadPredictions(cfg.predictions)
+	if err != nil {
+		return err
+	}
+	expectedPath := cfg.expected
+	if expectedPath == "" {
+		p := filepath.Join(filepath.Dir(cfg.tasks), "expected_calls.jsonl")
+		if _, err := os.Stat(p); err == nil {
+			expectedPath = p
+		}
+	}
+	var expected map[string]*evalharness.ExpectedCalls
+	if expectedPath != "" {
+		if expected, err = evalharness.LoadExpectedCalls(expectedPath); err != nil {
+			return err
+		}
+	}
+
+	runner, err := newRunner(ctx, cfg.backend)
+	if err != nil {
+		return err
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(g.home), NoLabels: cfg.noLabels, Log: g.log})
+	if err != nil {
+		return err
+	}
+	s, err := evalharness.Run(ctx, evalharness.RunConfig{
+		Tasks: tasks, Expected: expected, Predictions: preds, OutDir: out,
+		Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
+		Harness: h, ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
+		TasksPath: cfg.tasks, PredictionsPath: cfg.predictions,
+		Progress: progressWriter(g), Log: g.log,
+	})
+	if err != nil {
+		return err
+	}
+	return printSummary(g.stdout, out, s, cfg.json)
+}
+
+// newRunner returns the sandbox backend named by --backend.
+func newRunner(ctx context.Context, backend string) (sandbox.Runner, error) {
+	switch backend {
+	case "", "auto", "bwrap":
+		return sandbox.NewBwrap(sandbox.BwrapConfig{})
+	case "docker":
+		return nil, fmt.Errorf("eval: backend docker: %w (not wired into eval yet; use bwrap)", sandbox.ErrUnavailable)
+	}
+	return nil, usagef("unknown --backend %q: want auto, bwrap or docker", backend)
+}
+
+// progressWriter returns stderr for the progress bar when it is a terminal
+// and output is not quieted; nil makes Run log progress lines instead.
+func progressWriter(g *globals) io.Writer {
+	if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
+		return f
+	}
+	return nil
+}
+
+// resolveShard parses --shard: "" (all), "i/n", "auto" or "auto/N". For
+// auto, i is JOB_COMPLETION_INDEX (Kubernetes indexed jobs) or
+// SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN (Slurm arrays), and n is N,
+// NOVELAPI_SHARDS or SLURM_ARRAY_TASK_COUNT.
+func resolveShard(spec string, getenv func(string) string) (evalharness.Shard, error) {
+	if spec != "auto" && !strings.HasPrefix(spec, "auto/") {
+		return evalharness.ParseShard(spec)
+	}
+	var idx, count int
+	var err error
+	switch {
+	case getenv("JOB_COMPLETION_INDEX") != "":
+		if idx, err = strconv.Atoi(getenv("JOB_COMPLETION_INDEX")); err != nil {
+			return evalharness.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q: %v", getenv("JOB_COMPLETION_INDEX"), err)
+		}
+	case getenv("SLURM_ARRAY_TASK_ID") != "":
+		if idx, err = strconv.Atoi(getenv("SLURM_ARRAY_TASK_ID")); err != nil {
+			return evalharness.Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%q: %v", getenv("SLURM_ARRAY_TASK_ID"), err)
+		}
+		if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
+			min, err := strconv.Atoi(m)
+			if err != nil {
+				return evalharness.Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q: %v", m, err)
+			}
+			idx -= min
+		}
+	default:
+		return evalharness.Shard{}, errors.New("auto: neither JOB_COMPLETION_INDEX nor SLURM_ARRAY_TASK_ID is set")
+	}
+	n := strings.TrimPrefix(strings.TrimPrefix(spec, "auto"), "/")
+	for _, src := range []string{"NOVELAPI_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
+		if n == "" {
+			n = getenv(src)
+		}
+	}
+	if n == "" {
+		return evalharness.Shard{}, errors.New("auto: the shard count is unknown; use --shard auto/N or set NOVELAPI_SHARDS")
+	}
+	if count, err = strconv.Atoi(n); err != nil {
+		return evalharness.Shard{}, fmt.Errorf("auto: shard count %q: %v", n, err)
+	}
+	return evalharness.ParseShard(fmt.Sprintf("%d/%d", idx, count))
+}
+
+// printSummary prints s as JSON, or as a few human-readable lines.
+func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, s)
+	}
+	fmt.Fprintf(w, "%s: %d tasks, pass@1 %.1f%%", dir, s.N, 100*s.PassAt1)
+	if s.PassAt5 != nil {
+		fmt.Fprintf(w, ", pass@5 %.1f%%", 100**s.PassAt5)
+	}
+	fmt.Fprintf(w, ", exec@1 %.1f%%", 100*s.ExecAt1)
+	if len(s.InfraErrors) > 0 {
+		fmt.Fprintf(w, ", %d infra errors excluded", len(s.InfraErrors))
+	}
+	fmt.Fprintln(w)
+	for _, l := range append([]string{evalharness.LabelPass}, evalharness.Labels...) {
+		if c := s.Labels[l]; c > 0 {
+			fmt.Fprintf(w, "  %-18s %d\n", l, c)
+		}
+	}
+	if c := s.Labels[""]; c > 0 {
+		fmt.Fprintf(w, "  %-18s %d\n", "(unlabelled)", c)
+	}
+	return nil
+}
+
+func newEvalMergeCmd(g *globals) *cobra.Command {
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR SHARD_DIR...",
+		Short: "Join shard run directories into one run (results.jsonl, summary.json, eval_meta.json)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := evalharness.Merge(out, args...)
+			if err != nil {
+				return err
+			}
+			return printSummary(g.stdout, out, s, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory to write the merged run to")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print summary.json to stdout")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func newEvalReportCmd(g *globals) *cobra.Command {
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "report DIR [DIR...]",
+		Short: "Write report.md and a self-contained report.html for a run, or a sweep comparison of several",
+		Long: `With one run directory, write DIR/report.md and DIR/report.html (pass@1 per condition, label
+stacks per condition, per-library, difficulty and novelty tables). With several directories (or
+--out), write a sweep comparison (condition × knowledge source: oracle vs retrieved) to --out.
+A directory may be a run cell (holding results.jsonl) or a run holding cells as subdirectories.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			var err error
+			if len(args) == 1 && out == "" {
+				err = evalharness.Report(dir)
+			} else {
+				if out == "" {
+					return usagef("eval report: several directories need --out for the sweep report")
+				}
+				dir = out
+				err = evalharness.ReportSweep(args, out)
+			}
+			if err != nil {
+				return err
+			}
+			md, html := filepath.Join(dir, evalharness.ReportMDFile), filepath.Join(dir, evalharness.ReportHTML)
+			if asJSON {
+				return writeJSON(g.stdout, map[string]string{"markdown": md, "html": html})
+			}
+			fmt.Fprintln(g.stdout, md)
+			fmt.Fprintln(g.stdout, html)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for a sweep report over all DIRs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written paths as JSON")
+	return cmd
 }
