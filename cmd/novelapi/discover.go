@@ -1,17 +1,139 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
 )
 
+// Default environments of the Stage-1 pairing: bookworm holds releases
+// before the protocol's 2023-12-01 boundary, trixie the new ones.
+const (
+	defaultOldEnv = "bookworm-sci"
+	defaultNewEnv = "trixie-sci"
+)
+
 func newDiscoverCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "discover",
-		Short: "Stage 1: discover novel APIs",
+	var (
+		library, oldEnv, newEnv, out, backend string
+		noOld, asJSON                         bool
+		diff                                  bundles.DiffOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "discover --library LIB [--old-env ENV] [--new-env ENV] [--out candidates.jsonl]",
+		Short: "Stage 1: discover new and signature-modified APIs of a library",
+		Long: "discover introspects the library in the old and the new environment inside the sandbox,\n" +
+			"diffs the public API surfaces (novelapibench-protocol §7) and writes the novel APIs as\n" +
+			"candidates.jsonl (§1.6). Methods of classes are included and marked as extensions;\n" +
+			"--protocol-only leaves them out.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("discover: not implemented yet")
+			if library == "" {
+				return usagef("discover: --library is required (e.g. --library numpy)")
+			}
+			lib, err := sandbox.LookupLibrary(library)
+			if err != nil {
+				return usagef("discover: %v", err)
+			}
+			store := sandbox.OpenStore(g.home)
+			cfg := bundles.DiscoverConfig{Library: lib.Name, Import: lib.Import, Dist: lib.Dist, Diff: diff, Logger: g.log}
+			if cfg.NewEnv, err = envWithLibrary(store, newEnv, lib); err != nil {
+				return err
+			}
+			if !noOld {
+				if cfg.OldEnv, err = envWithLibrary(store, oldEnv, lib); err != nil {
+					return err
+				}
+			}
+			if out == "" {
+				out = filepath.Join(g.home, "data", lib.Name, "candidates.jsonl")
+			}
+			runner, err := stageRunner(backend, g)
+			if err != nil {
+				return err
+			}
+			cands, sum, err := bundles.Discover(cmd.Context(), runner, cfg)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			if err := bundles.WriteCandidates(out, cands); err != nil {
+				return fmt.Errorf("write %s: %w", out, err)
+			}
+			g.log.Info("candidates written", "path", out, "count", len(cands))
+			if asJSON {
+				return writeJSON(g.stdout, struct {
+					bundles.Summary
+					Out string `json:"out"`
+				}{sum, out})
+			}
+			printDiscoverSummary(g.stdout, sum, out)
+			return nil
 		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&library, "library", "", "library catalogue name (numpy, scipy, pandas, ...)")
+	f.StringVar(&oldEnv, "old-env", defaultOldEnv, "environment with the pre-boundary release")
+	f.StringVar(&newEnv, "new-env", defaultNewEnv, "environment with the new release")
+	f.BoolVar(&noOld, "no-old", false, "no pre-boundary release: every API is new")
+	f.StringVar(&out, "out", "", "candidates.jsonl to write (default HOME/data/LIB/candidates.jsonl)")
+	f.BoolVar(&diff.ProtocolOnly, "protocol-only", false, "leave out novelapi's extension APIs (methods of classes)")
+	f.BoolVar(&diff.KeepFiltered, "keep-filtered", false, "also write filtered APIs, marked extra.dropped_by")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	return cmd
+}
+
+// envWithLibrary opens environment name and checks that its manifest lists
+// lib (when the manifest lists libraries at all).
+func envWithLibrary(store *sandbox.Store, name string, lib sandbox.Library) (*sandbox.Environment, error) {
+	env, err := store.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	m := env.Manifest
+	if len(m.Libraries) > 0 && !slices.ContainsFunc(m.Libraries, func(s string) bool { return strings.EqualFold(s, lib.Name) }) {
+		if _, ok := m.Versions[lib.Name]; !ok {
+			return nil, fmt.Errorf("environment %s lacks library %s (it has: %s); build one with `novelapi env build`",
+				name, lib.Name, strings.Join(m.Libraries, ", "))
+		}
+	}
+	return env, nil
+}
+
+func printDiscoverSummary(w io.Writer, s bundles.Summary, out string) {
+	old := s.OldEnv
+	if old == "" {
+		old = "(none)"
+	}
+	fmt.Fprintf(w, "library      %s: %s %s -> %s %s\n", s.Library, old, s.OldVersion, s.NewEnv, s.NewVersion)
+	fmt.Fprintf(w, "seen         %d new-env APIs (%d old-env)\n", s.Seen, s.OldSeen)
+	fmt.Fprintf(w, "unchanged    %d, moved only %d\n", s.Unchanged, s.MovedOnly)
+	fmt.Fprintf(w, "novel        %d added, %d signature-modified (before filters)\n", s.Added, s.ModifiedRaw)
+	keys := make([]string, 0, len(s.Dropped))
+	for k := range s.Dropped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  dropped    %-22s %d\n", k, s.Dropped[k])
+	}
+	fmt.Fprintf(w, "candidates   %d (%d new, %d modified; %d extension methods) -> %s\n",
+		s.Candidates, s.New, s.Modified, s.Extensions, out)
+	for _, f := range s.NewWalkFailures {
+		fmt.Fprintf(w, "walk failure (new) %s: %s\n", f.Module, f.Error)
+	}
+	for _, f := range s.OldWalkFailures {
+		fmt.Fprintf(w, "walk failure (old) %s: %s\n", f.Module, f.Error)
 	}
 }

@@ -1,17 +1,116 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
 )
 
 func newExtractCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "extract",
-		Short: "Stage 2: extract knowledge bundles",
+	var (
+		candidates, envName, backend, endpoint, model string
+		skipBad, asJSON                               bool
+		cfg                                           bundles.ExtractConfig
+	)
+	cmd := &cobra.Command{
+		Use:   "extract --candidates candidates.jsonl [--env ENV] [--out bundles.jsonl]",
+		Short: "Stage 2: extract S/E/M/C knowledge bundles for discovered APIs",
+		Long: "extract builds one knowledge bundle per candidate (novelapibench-protocol §1.2, §7) inside\n" +
+			"the environment: S from the live signature and the docstring, E from the docstring's doctest\n" +
+			"examples (each executed in the sandbox), M as docstring-grounded prose (or model-written from\n" +
+			"the source with --endpoint), C as the source without docstrings plus same-module helpers.\n" +
+			"The output is appended to and resumable; APIs already in it are skipped.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("extract: not implemented yet")
+			if candidates == "" {
+				return usagef("extract: --candidates is required")
+			}
+			cands, stats, err := bundles.ReadCandidates(candidates, bundles.ReadOptions{SkipBad: skipBad})
+			if err != nil {
+				return err
+			}
+			if stats.Skipped > 0 {
+				g.log.Warn("skipped malformed candidates", "file", candidates, "count", stats.Skipped)
+			}
+			if cfg.Env, err = sandbox.OpenStore(g.home).Get(envName); err != nil {
+				return err
+			}
+			if cfg.Out == "" {
+				cfg.Out = filepath.Join(filepath.Dir(candidates), "bundles.jsonl")
+			}
+			if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+				return err
+			}
+			if endpoint != "" {
+				client, err := llm.New(llm.Config{Endpoint: endpoint, Model: model, APIKey: os.Getenv("NOVELAPI_API_KEY")})
+				if err != nil {
+					return err
+				}
+				cfg.Mechanism = bundles.LLMMechanism(client)
+			}
+			runner, err := stageRunner(backend, g)
+			if err != nil {
+				return err
+			}
+			cfg.Candidates = cands
+			cfg.Logger = g.log
+			if !g.quiet {
+				cfg.Progress = g.stderr
+			}
+			_, sum, err := bundles.Extract(cmd.Context(), runner, cfg)
+			if asJSON {
+				if jerr := writeJSON(g.stdout, struct {
+					bundles.ExtractSummary
+					Out string `json:"out"`
+				}{sum, cfg.Out}); jerr != nil && err == nil {
+					err = jerr
+				}
+			} else {
+				fmt.Fprintf(g.stdout, "candidates   %d (%d already done)\n", sum.Candidates, sum.AlreadyDone)
+				fmt.Fprintf(g.stdout, "extracted    %d: %d bundles written, %d with an executed example, %d with a served example\n",
+					sum.Attempted, sum.Written, sum.WithExecuted, sum.WithExample)
+				keys := make([]string, 0, len(sum.Dropped))
+				for k := range sum.Dropped {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Fprintf(g.stdout, "  dropped    %-16s %d\n", k, sum.Dropped[k])
+				}
+				fmt.Fprintf(g.stdout, "output       %s: %d bundles, %d with an executed example (drops in %s.dropped.jsonl)\n",
+					cfg.Out, sum.TotalInOut, sum.ExecutedInOut, filepath.Base(cfg.Out))
+			}
+			return err
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&candidates, "candidates", "", "candidates.jsonl from `novelapi discover`")
+	f.StringVar(&envName, "env", defaultNewEnv, "environment holding the new release")
+	f.StringVar(&cfg.Out, "out", "", "bundles.jsonl to append to (default: beside the candidates)")
+	f.IntVar(&cfg.Workers, "workers", 0, "parallel sandbox runs (default: number of CPUs)")
+	f.IntVar(&cfg.BatchSize, "batch", 0, "APIs per sandbox run (default 20)")
+	f.IntVar(&cfg.Limit, "limit", 0, "extract at most N candidates not yet done (0: all)")
+	f.DurationVar(&cfg.ExampleTimeout, "example-timeout", 0, "timeout of one example (default 20s)")
+	f.BoolVar(&cfg.Strict, "strict", false, "apply every bundle-drop rule of the protocol (no example, no S)")
+	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed candidate lines instead of failing")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	f.StringVar(&endpoint, "endpoint", os.Getenv("NOVELAPI_ENDPOINT"), "OpenAI-compatible endpoint for source-grounded M (optional)")
+	f.StringVar(&model, "model", "", "model name for --endpoint")
+	return cmd
+}
+
+// stageRunner returns the sandbox runner for discover and extract.
+func stageRunner(backend string, g *globals) (sandbox.Runner, error) {
+	switch backend {
+	case "auto", "bwrap", "":
+		return sandbox.NewBwrap(sandbox.BwrapConfig{Log: g.log})
+	}
+	return nil, usagef("unknown or unsupported --backend %q (auto, bwrap)", backend)
 }

@@ -1,0 +1,511 @@
+package bundles
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/schollz/progressbar/v3"
+)
+
+// Defaults for ExtractConfig.
+const (
+	DefaultBatchSize      = 20
+	DefaultExampleTimeout = 20 * time.Second
+	// MaxExamples is the most examples kept per bundle (§7 "E").
+	MaxExamples = 5
+)
+
+// A MechanismWriter writes source-grounded mechanism prose (M) for one API
+// from its implementation (C), e.g. through an OpenAI-compatible model. It
+// returns the text and a generator label such as "llm:<model>".
+type MechanismWriter func(ctx context.Context, c Candidate, implementation string) (text, generator string, err error)
+
+// ExtractConfig configures [Extract]. Callers never see it modified.
+type ExtractConfig struct {
+	// Env is the new-version environment the APIs are extracted in. Required.
+	Env *sandbox.Environment
+	// Candidates are the Stage-1 records to extract, in order.
+	Candidates []Candidate
+	// Out is the bundles.jsonl file to append to; APIs already in it (or in
+	// its Out+".dropped.jsonl" side file) are skipped, so a killed run
+	// resumes. "" means nothing is written and nothing skipped.
+	Out string
+	// Workers is the number of sandbox runs at a time; 0 means
+	// runtime.NumCPU().
+	Workers int
+	// BatchSize is the number of APIs per sandbox run; 0 means DefaultBatchSize.
+	BatchSize int
+	// Limit stops after this many candidates still to do; 0 means all.
+	Limit int
+	// ExampleTimeout bounds one example's process; 0 means DefaultExampleTimeout.
+	ExampleTimeout time.Duration
+	// Strict applies every bundle-drop rule of novelapibench-protocol §7:
+	// also drop bundles without an executed or static example and bundles
+	// with neither S_param nor a return type. Without it only bundles
+	// without C or M are dropped.
+	Strict bool
+	// Mechanism, when non-nil, writes source-grounded M for APIs with C;
+	// nil (or a failing call) keeps the docstring-grounded M.
+	Mechanism MechanismWriter
+	// Progress receives a progress bar; nil means none.
+	Progress io.Writer
+	// Logger receives warnings; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// An ExtractSummary counts what one [Extract] call did.
+type ExtractSummary struct {
+	Candidates    int            `json:"candidates"`      // given
+	AlreadyDone   int            `json:"already_done"`    // skipped because Out held them
+	Attempted     int            `json:"attempted"`       // extracted in this call
+	Written       int            `json:"written"`         // bundles produced in this call
+	Dropped       map[string]int `json:"dropped"`         // reason → count, this call
+	WithExecuted  int            `json:"with_executed"`   // written bundles with ≥1 executed example
+	WithExample   int            `json:"with_example"`    // written bundles with ≥1 served (executed or static) example
+	TotalInOut    int            `json:"total_in_out"`    // bundles in Out after the call
+	ExecutedInOut int            `json:"executed_in_out"` // of those, with ≥1 executed example
+}
+
+// A Dropped records an API that produced no bundle, in Out+".dropped.jsonl".
+type Dropped struct {
+	APIName string `json:"api_name"`
+	Reason  string `json:"reason"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Drop reasons of [Dropped].
+const (
+	DropResolve   = "resolve_failed" // the API could not be imported in the environment
+	DropNoSource  = "no_source"      // no C (no Python source, or over MaxImplementation)
+	DropNoM       = "no_mechanism"   // empty M
+	DropNoExample = "no_example"     // Strict: no executed or static example
+	DropNoS       = "no_signature"   // Strict: no S_param and no return type
+	DropCrashed   = "crashed"        // the extraction process died on this API
+)
+
+// extractResult is one line of py/extract.py's output.
+type extractResult struct {
+	APIName   string      `json:"api_name"`
+	OK        bool        `json:"ok"`
+	Error     *string     `json:"error"`
+	Signature *string     `json:"signature"`
+	SParam    []Parameter `json:"s_param"`
+	Return    *string     `json:"return_type"`
+	Examples  []Example   `json:"examples"`
+	Mechanism struct {
+		Text     string   `json:"text"`
+		Words    int      `json:"words"`
+		Sections []string `json:"sections"`
+	} `json:"mechanism"`
+	Implementation     string   `json:"implementation"`
+	ImplementationNote string   `json:"implementation_note"`
+	Helpers            []string `json:"helpers"`
+	Style              string   `json:"docstring_style"`
+}
+
+// Prelude returns the import lines prepended to a library's doctest
+// examples, which assume them (numpy's docs use np without importing it).
+func Prelude(library string) string {
+	switch strings.ToLower(library) {
+	case "numpy":
+		return "import numpy as np\n"
+	case "scipy":
+		return "import numpy as np\nimport scipy\n"
+	case "pandas":
+		return "import numpy as np\nimport pandas as pd\n"
+	}
+	return "import " + strings.Split(strings.ToLower(library), ".")[0] + "\n"
+}
+
+// Extract runs Stage 2 (novelapibench-protocol §7) for cfg.Candidates in
+// cfg.Env: S from the live signature and the docstring, E from the
+// docstring's doctest examples, each executed in its own process inside the
+// sandbox, M as docstring-grounded prose, C as the source without
+// docstrings plus same-module helpers. Batches of APIs run in parallel
+// sandboxes. It returns the bundles produced by this call (bundles already
+// in cfg.Out are not returned) and a summary. Per-API failures are drops,
+// not errors; an error means the sandbox or the output file failed.
+func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]Bundle, ExtractSummary, error) {
+	sum := ExtractSummary{Candidates: len(cfg.Candidates), Dropped: map[string]int{}}
+	if cfg.Env == nil {
+		return nil, sum, errors.New("extract: no environment")
+	}
+	log := cmp.Or(cfg.Logger, slog.Default())
+	done := map[string]bool{}
+	var out *AppendWriter[Bundle]
+	var dropOut *AppendWriter[Dropped]
+	if cfg.Out != "" {
+		var err error
+		if done, err = doneAPIs(cfg.Out); err != nil {
+			return nil, sum, err
+		}
+		if out, err = OpenAppend[Bundle](cfg.Out); err != nil {
+			return nil, sum, err
+		}
+		defer out.Close()
+		if dropOut, err = OpenAppend[Dropped](cfg.Out + ".dropped.jsonl"); err != nil {
+			return nil, sum, err
+		}
+		defer dropOut.Close()
+	}
+	var todo []Candidate
+	seen := map[string]bool{}
+	for _, c := range cfg.Candidates {
+		if done[c.APIName] || seen[c.APIName] {
+			if done[c.APIName] {
+				sum.AlreadyDone++
+			}
+			continue
+		}
+		seen[c.APIName] = true
+		todo = append(todo, c)
+	}
+	if cfg.Limit > 0 && len(todo) > cfg.Limit {
+		todo = todo[:cfg.Limit]
+	}
+	sum.Attempted = len(todo)
+	batch := cmp.Or(cfg.BatchSize, DefaultBatchSize)
+	workers := max(1, cmp.Or(cfg.Workers, runtime.NumCPU()))
+	var bar *progressbar.ProgressBar
+	if cfg.Progress != nil && len(todo) > 0 {
+		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(cfg.Progress),
+			progressbar.OptionSetDescription("extract "+cfg.Env.Name), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
+	}
+
+	jobs := make(chan []Candidate)
+	var (
+		mu       sync.Mutex
+		bundles  []Bundle
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	record := func(b *Bundle, d *Dropped) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar != nil {
+			bar.Add(1)
+		}
+		if d != nil {
+			sum.Dropped[d.Reason]++
+			if dropOut != nil {
+				return dropOut.Write(*d)
+			}
+			return nil
+		}
+		sum.Written++
+		if hasStatus(b.Examples, "executed") {
+			sum.WithExecuted++
+		}
+		if len(b.Examples) > 0 {
+			sum.WithExample++
+		}
+		bundles = append(bundles, *b)
+		if out != nil {
+			return out.Write(*b)
+		}
+		return nil
+	}
+	for range workers {
+		wg.Go(func() {
+			for cs := range jobs {
+				results, err := runBatch(ctx, runner, cfg, cs)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				for _, c := range cs {
+					b, d := assemble(ctx, cfg, c, results[c.APIName], log)
+					if err := record(b, d); err != nil {
+						mu.Lock()
+						firstErr = cmp.Or(firstErr, err)
+						mu.Unlock()
+					}
+				}
+			}
+		})
+	}
+feed:
+	for i := 0; i < len(todo); i += batch {
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		select {
+		case jobs <- todo[i:min(i+batch, len(todo))]:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = context.Cause(ctx)
+	}
+	if cfg.Out != "" {
+		all, _, err := ReadBundles(cfg.Out, ReadOptions{SkipBad: true})
+		if err == nil {
+			sum.TotalInOut = len(all)
+			for _, b := range all {
+				if hasStatus(b.Examples, "executed") {
+					sum.ExecutedInOut++
+				}
+			}
+		}
+	}
+	if firstErr != nil {
+		return bundles, sum, fmt.Errorf("extract: %w", firstErr)
+	}
+	return bundles, sum, nil
+}
+
+func hasStatus(es []Example, status string) bool {
+	for _, e := range es {
+		if e.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+// doneAPIs returns the api_names present in path and its dropped side file.
+func doneAPIs(path string) (map[string]bool, error) {
+	done := map[string]bool{}
+	for _, p := range []string{path, path + ".dropped.jsonl"} {
+		f, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<30)
+		for sc.Scan() {
+			var rec struct {
+				APIName string `json:"api_name"`
+			}
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.APIName != "" {
+				done[rec.APIName] = true
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+	}
+	return done, nil
+}
+
+// runBatch extracts cs in one sandbox run; APIs the run did not finish
+// (killed by a limit) are retried one per run. The map lacks APIs whose
+// extraction crashed every time.
+func runBatch(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs []Candidate) (map[string]*extractResult, error) {
+	results, err := runExtract(ctx, runner, cfg, cs)
+	if err != nil || len(cs) == 1 {
+		return results, err
+	}
+	for _, c := range cs {
+		if results[c.APIName] != nil || ctx.Err() != nil {
+			continue
+		}
+		one, err := runExtract(ctx, runner, cfg, []Candidate{c})
+		if err != nil {
+			return results, err
+		}
+		if r := one[c.APIName]; r != nil {
+			results[c.APIName] = r
+		}
+	}
+	return results, nil
+}
+
+func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs []Candidate) (map[string]*extractResult, error) {
+	timeout := cmp.Or(cfg.ExampleTimeout, DefaultExampleTimeout)
+	type api struct {
+		APIName string `json:"api_name"`
+		Kind    string `json:"kind"`
+	}
+	in := struct {
+		Library        string `json:"library"`
+		Prelude        string `json:"prelude"`
+		ExampleTimeout int    `json:"example_timeout"`
+		MaxExamples    int    `json:"max_examples"`
+		Cap            int    `json:"cap"`
+		APIs           []api  `json:"apis"`
+	}{Library: cs[0].Library, Prelude: Prelude(cs[0].Library), ExampleTimeout: int(timeout / time.Second),
+		MaxExamples: MaxExamples, Cap: MaxImplementation}
+	for _, c := range cs {
+		in.APIs = append(in.APIs, api{c.APIName, c.Kind})
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	spec := sandbox.Spec{
+		Environment: cfg.Env,
+		Files: []sandbox.File{
+			{Path: "extract.py", Data: script("extract.py")},
+			{Path: "batch.json", Data: data},
+		},
+		Argv: []string{"python3", "-I", "-B", sandbox.JobDir + "/extract.py", sandbox.JobDir + "/batch.json",
+			sandbox.OutDir + "/results.jsonl"},
+		Env: threadEnv,
+		Limits: sandbox.Limits{
+			Wall:       time.Duration(len(cs))*(timeout+15*time.Second) + time.Minute,
+			Memory:     4 << 30,
+			PIDs:       256,
+			StreamCap:  64 << 20,
+			OutputKill: 256 << 20,
+			TmpSize:    512 << 20,
+			FileSize:   64 << 20,
+		},
+	}
+	res, err := runner.Run(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("extract batch of %d in %s: %w", len(cs), cfg.Env.Name, err)
+	}
+	results := map[string]*extractResult{}
+	for line := range bytes.SplitSeq(res.Outputs["results.jsonl"], []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r extractResult
+		if json.Unmarshal(line, &r) == nil {
+			results[r.APIName] = &r
+		}
+	}
+	if len(results) < len(cs) {
+		slog.Default().Debug("extract batch incomplete", "done", len(results), "of", len(cs),
+			"exit", res.ExitCode, "limit", res.LimitHit, "stderr", tail(res.Stderr, 300))
+	}
+	return results, nil
+}
+
+// assemble turns one extraction result into a bundle or a drop record.
+func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractResult, log *slog.Logger) (*Bundle, *Dropped) {
+	if r == nil {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropCrashed, Detail: "the extraction process died or hit a limit"}
+	}
+	if !r.OK {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropResolve, Detail: deref(r.Error)}
+	}
+	if r.Implementation == "" {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropNoSource, Detail: r.ImplementationNote}
+	}
+	comps := map[string]string{"S": "introspected+docstring:" + r.Style, "C": r.ImplementationNote}
+	var served []Example
+	var failed []string
+	for _, e := range r.Examples {
+		if e.Status == "failed" {
+			failed = append(failed, e.Reason)
+			continue
+		}
+		served = append(served, e)
+	}
+	switch {
+	case hasStatus(served, "executed"):
+		comps["E"] = "docstring:executed"
+	case len(served) > 0:
+		comps["E"] = "docstring:static"
+	case len(failed) > 0:
+		comps["E"] = "none: docstring example failed: " + prefix(failed[0], 200)
+	default:
+		comps["E"] = "none: no doctest examples"
+	}
+	mech := Mechanism{Text: r.Mechanism.Text, Grounding: "docstring", References: []string{}, Generator: "docstring"}
+	comps["M"] = "docstring:" + strings.Join(r.Mechanism.Sections, "+")
+	if cfg.Mechanism != nil {
+		text, gen, err := cfg.Mechanism(ctx, c, r.Implementation)
+		if err != nil {
+			log.Warn("model-written mechanism failed; keeping the docstring one", "api", c.APIName, "err", err)
+		} else if strings.TrimSpace(text) != "" {
+			mech.Text, mech.Grounding, mech.Generator = strings.TrimSpace(text), "source", gen
+			comps["M"] = "source:" + gen
+		}
+	}
+	if strings.TrimSpace(mech.Text) == "" {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropNoM, Detail: "docstring has no prose"}
+	}
+	if cfg.Strict && len(served) == 0 {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropNoExample, Detail: comps["E"]}
+	}
+	if cfg.Strict && len(r.SParam) == 0 && r.Return == nil {
+		return nil, &Dropped{APIName: c.APIName, Reason: DropNoS}
+	}
+	sp := r.SParam
+	if sp == nil {
+		sp = []Parameter{}
+	}
+	b := &Bundle{
+		APIName: c.APIName, Library: c.Library, Domain: c.Domain, SName: c.APIName,
+		SParam: sp, ReturnType: r.Return, Examples: served, Mechanism: mech,
+		Implementation: r.Implementation, IsModified: c.IsModified,
+		OldSignature: c.Extra.OldSignature, OldParameters: c.Extra.OldParameters,
+	}
+	if b.Examples == nil {
+		b.Examples = []Example{}
+	}
+	p := &Provenance{
+		Library: c.Library, Version: c.NewVersion, Suite: cfg.Env.Manifest.Suite, Environment: cfg.Env.Name,
+		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Extension: c.Extra.Extension,
+		Components: comps,
+	}
+	if c.OldVersion != nil {
+		p.OldVersion = *c.OldVersion
+	}
+	if raw, ok := c.Extra.Other["source_line"]; ok {
+		json.Unmarshal(raw, &p.SourceLine)
+	}
+	b.Provenance = p
+	b.SetHash()
+	return b, nil
+}
+
+// LLMMechanism returns a [MechanismWriter] that asks client for
+// source-grounded mechanism prose of 200-400 words (novelapibench-protocol
+// §7 "M", source grounding), labelled "llm:<model>".
+func LLMMechanism(client *llm.Client) MechanismWriter {
+	return func(ctx context.Context, c Candidate, impl string) (string, string, error) {
+		prompt := fmt.Sprintf("Explain the mechanism of the Python API %s: what it does and how it works internally, "+
+			"in 200-400 words of plain prose, grounded only in the implementation below. Do not open with \"This function\".\n\n"+
+			"Docstring:\n%s\n\nImplementation:\n%s", c.APIName, prefix(deref(c.Docstring), 4000), prefix(impl, 24000))
+		resp, err := client.Chat(ctx, llm.Request{
+			Messages:    []llm.Message{{Role: "user", Content: prompt}},
+			Temperature: 0.2, MaxTokens: 800,
+		})
+		if err != nil {
+			return "", "", err
+		}
+		if len(resp.Texts) == 0 {
+			return "", "", errors.New("llm: no choices")
+		}
+		return resp.Texts[0], "llm:" + cmp.Or(resp.Model, client.Model()), nil
+	}
+}
