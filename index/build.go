@@ -1,0 +1,264 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// BuildConfig configures [Build] and [Add]. The zero value builds with the
+// built-in hashing embedder and no progress bar.
+type BuildConfig struct {
+	// Embedder embeds the units; nil means NewHashEmbedder(0). Add must use
+	// the embedder the index was built with.
+	Embedder Embedder
+	// Progress receives a progress bar (stderr in the CLI); nil means none.
+	Progress io.Writer
+	// Logger receives progress messages; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+func (c BuildConfig) embedder() Embedder {
+	if c.Embedder != nil {
+		return c.Embedder
+	}
+	return NewHashEmbedder(0)
+}
+
+func (c BuildConfig) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}
+
+// checkBundles validates bs and drops earlier duplicates of the same API
+// and version (the last one wins), keeping input order otherwise.
+func checkBundles(bs []bundles.Bundle) ([]bundles.Bundle, error) {
+	last := map[string]int{}
+	for i := range bs {
+		b := &bs[i]
+		switch {
+		case b.APIName == "":
+			return nil, fmt.Errorf("%w: bundle %d has no api_name", ErrBadBundle, i+1)
+		case b.Library == "":
+			return nil, fmt.Errorf("%w: bundle %d (%s) has no library", ErrBadBundle, i+1, b.APIName)
+		}
+		last[apiKey(b.APIName, bundleVersion(b))] = i
+	}
+	out := make([]bundles.Bundle, 0, len(last))
+	for i := range bs {
+		if last[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] == i {
+			out = append(out, bs[i])
+		}
+	}
+	return out, nil
+}
+
+// Build indexes bs into a new generation of the index in dir (created if
+// needed) and makes it live only once complete: readers of the previous
+// generation keep working, and on any error the previous generation stays
+// live. Bundles repeating an API at the same version replace earlier ones.
+// It fails with ErrBuildRunning if another Build or Add holds dir.
+func Build(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
+	bs, err := checkBundles(bs)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := acquireBuild(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	return writeGeneration(ctx, dir, "", bs, cfg)
+}
+
+// Add indexes bs into a copy of the live generation of dir, replacing
+// bundles of the same API and version, and makes the copy live; only the
+// new bundles are analysed and embedded. cfg.Embedder must match the one
+// the index was built with (ErrEmbedderMismatch).
+func Add(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
+	bs, err := checkBundles(bs)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := acquireBuild(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	gen, rlock, err := openGeneration(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer rlock.Close()
+	return writeGeneration(ctx, dir, gen, bs, cfg)
+}
+
+// writeGeneration writes a new generation holding base's bundles (if base
+// is not "") updated with bs, then switches CURRENT to it.
+func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle, cfg BuildConfig) (m *Manifest, err error) {
+	log := cfg.logger()
+	emb := cfg.embedder()
+	start := time.Now()
+	gen, err := nextGen(dir)
+	if err != nil {
+		return nil, fmt.Errorf("index dir %s: %w", dir, err)
+	}
+	gdir := filepath.Join(dir, gen)
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return nil, fmt.Errorf("create generation: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(gdir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(gdir, readersLock), nil, 0o644); err != nil {
+		return nil, err
+	}
+
+	all := bs
+	var (
+		lex bleve.Index
+		vs  *vectorStore
+	)
+	if base == "" {
+		if lex, err = createLexical(filepath.Join(gdir, lexicalDir)); err != nil {
+			return nil, err
+		}
+		vs = newVectorStore()
+	} else {
+		bdir := filepath.Join(dir, base)
+		old, err := readManifest(bdir)
+		if err != nil {
+			return nil, err
+		}
+		if old.Embedder.ID != emb.ID() {
+			return nil, fmt.Errorf("%w: index built with %s, add uses %s (rebuild, or pass the same embedder)", ErrEmbedderMismatch, old.Embedder.ID, emb.ID())
+		}
+		oldBundles, _, err := bundles.ReadBundles(filepath.Join(bdir, bundlesFile), bundles.ReadOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		if err := copyDir(filepath.Join(bdir, lexicalDir), filepath.Join(gdir, lexicalDir)); err != nil {
+			return nil, fmt.Errorf("copy lexical index: %w", err)
+		}
+		if lex, err = openLexical(filepath.Join(gdir, lexicalDir), true); err != nil {
+			return nil, err
+		}
+		if vs, err = loadVectorStore(filepath.Join(bdir, vectorsFile)); err != nil {
+			lex.Close()
+			return nil, err
+		}
+		replaced := map[string]bool{}
+		for i := range bs {
+			replaced[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] = true
+		}
+		var ids []string
+		all = nil
+		for i := range oldBundles {
+			k := apiKey(oldBundles[i].APIName, bundleVersion(&oldBundles[i]))
+			if replaced[k] {
+				for _, c := range AllComponents {
+					ids = append(ids, k+"#"+c)
+				}
+				continue
+			}
+			all = append(all, oldBundles[i])
+		}
+		all = append(all, bs...)
+		b := lex.NewBatch()
+		for _, id := range ids {
+			b.Delete(id)
+		}
+		if err := lex.Batch(b); err != nil {
+			lex.Close()
+			return nil, fmt.Errorf("delete replaced units: %w", err)
+		}
+		if err := vs.remove(ctx, ids); err != nil {
+			lex.Close()
+			return nil, err
+		}
+	}
+
+	var units []unit
+	for i := range bs {
+		units = append(units, unitsOf(&bs[i])...)
+	}
+	var bar *progressbar.ProgressBar
+	progress := func(int) {}
+	if cfg.Progress != nil {
+		bar = progressbar.NewOptions(2*len(units), progressbar.OptionSetWriter(cfg.Progress),
+			progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		progress = func(n int) { bar.Add(n) }
+	}
+	// Lexical and vector legs are independent: build them concurrently.
+	lexErr := make(chan error, 1)
+	go func() { lexErr <- indexUnits(ctx, lex, units, progress) }()
+	verr := vs.add(ctx, emb, units, progress)
+	lerr := <-lexErr
+	if cerr := lex.Close(); cerr != nil && lerr == nil {
+		lerr = fmt.Errorf("close lexical index: %w", cerr)
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	if verr != nil {
+		return nil, verr
+	}
+	if err := vs.save(filepath.Join(gdir, vectorsFile)); err != nil {
+		return nil, err
+	}
+	if err := bundles.WriteBundles(filepath.Join(gdir, bundlesFile), all); err != nil {
+		return nil, fmt.Errorf("write bundles: %w", err)
+	}
+	m = manifestOf(gen, all, emb)
+	if err := writeManifest(gdir, m); err != nil {
+		return nil, err
+	}
+	if err := switchCurrent(dir, gen); err != nil {
+		return nil, fmt.Errorf("switch to %s: %w", gen, err)
+	}
+	removeStale(dir, gen)
+	log.Info("index built", "dir", dir, "generation", gen, "bundles", m.Bundles, "units", m.Units,
+		"new_units", len(units), "seconds", time.Since(start).Seconds())
+	return m, nil
+}
+
+// manifestOf counts all into a manifest.
+func manifestOf(gen string, all []bundles.Bundle, emb Embedder) *Manifest {
+	m := &Manifest{
+		Format: ManifestFormat, Generation: gen, Created: time.Now().UTC(), Scoring: "bm25",
+		Embedder: EmbedderInfo{ID: emb.ID(), Dim: emb.Dim()}, Bundles: len(all),
+		Libraries: map[string]int{}, Versions: map[string]map[string]int{},
+		Components: map[string]int{}, Novelty: map[string]int{},
+	}
+	for i := range all {
+		b := &all[i]
+		m.Libraries[b.Library]++
+		if m.Versions[b.Library] == nil {
+			m.Versions[b.Library] = map[string]int{}
+		}
+		m.Versions[b.Library][bundleVersion(b)]++
+		m.Novelty[novelty(b)]++
+		for _, u := range unitsOf(b) {
+			m.Components[u.Component]++
+			m.Units++
+		}
+	}
+	return m
+}

@@ -1,0 +1,595 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// ManifestFormat is the on-disk format version written in every manifest.
+const ManifestFormat = 1
+
+// Query limits and defaults.
+const (
+	DefaultK      = 5
+	MaxK          = 100
+	MaxQueryBytes = 16 << 10 // longer queries fail with ErrQueryTooLong
+)
+
+// A Retriever selects how [Index.Search] ranks APIs.
+type Retriever string
+
+// The retrievers. Every retrieval figure is reported for all four.
+const (
+	Hybrid Retriever = "hybrid" // RRF of BM25 and vectors, exact names first (default)
+	BM25   Retriever = "bm25"   // lexical leg only (plus exact names)
+	Vector Retriever = "vector" // vector leg only
+	Paper  Retriever = "paper"  // the published baseline, novelapibench-protocol §6
+)
+
+// Retrievers lists the valid retrievers.
+var Retrievers = []Retriever{Hybrid, BM25, Vector, Paper}
+
+// A Query asks for the APIs matching Text. Zero fields mean "no filter" or
+// the default.
+type Query struct {
+	Text       string    // words and/or identifiers; required, at most MaxQueryBytes
+	Library    string    // exact library name ("numpy"); "" = all
+	Version    string    // exact distribution version ("2.2.4"); "" = all
+	Components []string  // subset of S, E, M, C; nil = all. Ignored by Paper.
+	K          int       // APIs to return; 0 = DefaultK, capped at MaxK
+	Retriever  Retriever // "" = Hybrid
+	// Condition is the knowledge condition rendered by the Paper retriever
+	// (novelapibench-protocol §2.1); "" = Full. Ignored by the others.
+	Condition bundles.Condition
+	// Domain restricts the Paper pool to bundles of one domain, as the
+	// protocol's per-domain indexes do (§6); "" = all. Ignored by the others.
+	Domain string
+}
+
+// A Hit is one API found by a search, best first.
+type Hit struct {
+	APIName string  `json:"api_name"`
+	Library string  `json:"library"`
+	Version string  `json:"version"`
+	Novelty string  `json:"novelty"` // NoveltyNew or NoveltyModified
+	Score   float64 `json:"score"`   // fused score; only the order is meaningful
+	Rank    int     `json:"rank"`    // 1-based
+	// Components lists the matched components (S, E, M, C order); for an
+	// API found only by its name, the requested components it has.
+	Components []string `json:"components"`
+	// Exact reports whether the query named this API (qualified name,
+	// alias, Class.method suffix or identifier-shaped leaf).
+	Exact bool `json:"exact,omitempty"`
+	// Chunks holds, for the Paper retriever, the texts of this API's chunks
+	// among the top K chunks, in rank order.
+	Chunks []string `json:"chunks,omitempty"`
+}
+
+// EmbedderInfo identifies the embedder that produced an index's vectors.
+type EmbedderInfo struct {
+	ID  string `json:"id"`
+	Dim int    `json:"dim"`
+}
+
+// A Manifest describes one index generation (DIR/gen-N/manifest.json).
+type Manifest struct {
+	Format     int                       `json:"format"`
+	Generation string                    `json:"generation"`
+	Created    time.Time                 `json:"created"`
+	Scoring    string                    `json:"lexical_scoring"` // "bm25"
+	Embedder   EmbedderInfo              `json:"embedder"`
+	Bundles    int                       `json:"bundles"`
+	Units      int                       `json:"units"`
+	Libraries  map[string]int            `json:"libraries"`  // bundles per library
+	Versions   map[string]map[string]int `json:"versions"`   // bundles per library, version
+	Components map[string]int            `json:"components"` // units per component
+	Novelty    map[string]int            `json:"novelty"`    // bundles per novelty type
+}
+
+// Stats describes an open index.
+type Stats struct {
+	Dir           string `json:"dir"`
+	Manifest             // counts as built
+	VectorEnabled bool   `json:"vector_enabled"`
+	// QueryEmbedder is the embedder used at query time ("" when off).
+	QueryEmbedder string   `json:"query_embedder"`
+	Notices       []string `json:"notices,omitempty"`
+}
+
+// OpenOptions configures [Open]. The zero value uses the built-in embedder
+// the index was built with.
+type OpenOptions struct {
+	// Embedder embeds queries. nil means the built-in embedder recorded in
+	// the manifest; if the index was built with a remote embedder and nil
+	// is given, vector search is off (with a notice). An embedder whose ID
+	// or dimension differs from the manifest's also turns it off.
+	Embedder Embedder
+	// Logger receives notices; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// An Index is an open, read-only index generation. It is safe for
+// concurrent use by multiple goroutines; a rebuild of its directory does
+// not affect it (it keeps serving the generation it opened). Close it when
+// done.
+type Index struct {
+	dir     string
+	gen     string
+	man     Manifest
+	lex     bleve.Index
+	vec     *vectorStore // nil when the vector leg is off
+	emb     Embedder
+	notices []string
+	log     *slog.Logger
+	lock    *os.File
+
+	all      []bundles.Bundle
+	byKey    map[string]*bundles.Bundle
+	byName   map[string][]string // API name → keys, highest version first
+	alias    map[string]string   // lowercased name or alias → API name
+	comps    map[string][]string // key → its components
+	names    *nameTable
+	libs     []string
+	versions map[string][]string // library → versions
+
+	paperMu sync.Mutex
+	paper   map[paperKey]*paperIndex
+
+	closeOnce sync.Once
+	closed    bool
+}
+
+// Open opens the live generation of the index in dir for reading. It fails
+// with ErrNoIndex when dir holds no complete index and ErrCorrupt when its
+// files are damaged; a missing or unusable vector store only turns the
+// vector leg off (see [Index.Notices]).
+func Open(dir string, opts OpenOptions) (*Index, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	gen, lock, err := openGeneration(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{dir: dir, gen: gen, lock: lock, log: log, paper: map[paperKey]*paperIndex{}}
+	if err := ix.load(opts); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+func (ix *Index) load(opts OpenOptions) error {
+	gdir := filepath.Join(ix.dir, ix.gen)
+	man, err := readManifest(gdir)
+	if err != nil {
+		return err
+	}
+	ix.man = *man
+	bs, _, err := bundles.ReadBundles(filepath.Join(gdir, bundlesFile), bundles.ReadOptions{})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	ix.setBundles(bs)
+	ix.lex, err = openLexical(filepath.Join(gdir, lexicalDir), false)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+
+	emb := opts.Embedder
+	if emb == nil {
+		emb = builtinFromID(man.Embedder.ID, man.Embedder.Dim)
+		if emb == nil {
+			ix.notice(fmt.Sprintf("vector search off: the index was built with embedder %s (dim %d); pass the same embedder to use it", man.Embedder.ID, man.Embedder.Dim))
+			return nil
+		}
+	}
+	if emb.ID() != man.Embedder.ID {
+		ix.notice(fmt.Sprintf("vector search off: query embedder %s differs from the index's %s (dim %d); lexical search only", emb.ID(), man.Embedder.ID, man.Embedder.Dim))
+		return nil
+	}
+	if emb.Dim() == 0 { // remote: learn the dimension
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := emb.Embed(ctx, []string{"dimension probe"})
+		cancel()
+		if err != nil {
+			ix.notice(fmt.Sprintf("vector search off: embedder %s unavailable: %v", emb.ID(), err))
+			return nil
+		}
+	}
+	if emb.Dim() != man.Embedder.Dim {
+		ix.notice(fmt.Sprintf("vector search off: embedder %s gives %d-dimensional vectors, the index has %d", emb.ID(), emb.Dim(), man.Embedder.Dim))
+		return nil
+	}
+	vs, err := loadVectorStore(filepath.Join(gdir, vectorsFile))
+	if err != nil {
+		ix.notice(fmt.Sprintf("vector search off: %v", err))
+		return nil
+	}
+	ix.vec, ix.emb = vs, emb
+	return nil
+}
+
+func (ix *Index) notice(msg string) {
+	ix.notices = append(ix.notices, msg)
+	ix.log.Warn(msg, "index", ix.dir)
+}
+
+// setBundles builds the lookup tables over bs.
+func (ix *Index) setBundles(bs []bundles.Bundle) {
+	ix.all = bs
+	ix.byKey = make(map[string]*bundles.Bundle, len(bs))
+	ix.byName = map[string][]string{}
+	ix.alias = map[string]string{}
+	ix.comps = map[string][]string{}
+	ix.names = newNameTable()
+	ix.versions = map[string][]string{}
+	libs := map[string]bool{}
+	for i := range bs {
+		b := &bs[i]
+		v := bundleVersion(b)
+		key := apiKey(b.APIName, v)
+		ix.byKey[key] = b
+		ix.byName[b.APIName] = appendUnique(ix.byName[b.APIName], key)
+		for _, n := range b.Names() {
+			ln := strings.ToLower(n)
+			if _, ok := ix.alias[ln]; !ok || n == b.APIName {
+				ix.alias[ln] = b.APIName
+			}
+		}
+		for _, u := range unitsOf(b) {
+			ix.comps[key] = append(ix.comps[key], u.Component)
+		}
+		ix.names.add(key, b.Names())
+		libs[b.Library] = true
+		ix.versions[b.Library] = appendUnique(ix.versions[b.Library], v)
+	}
+	for name, keys := range ix.byName {
+		slices.SortFunc(keys, func(a, b string) int {
+			return compareVersions(bundleVersion(ix.byKey[b]), bundleVersion(ix.byKey[a]))
+		})
+		ix.byName[name] = keys
+	}
+	ix.libs = slices.Sorted(maps.Keys(libs))
+	for _, vs := range ix.versions {
+		slices.SortFunc(vs, compareVersions)
+	}
+}
+
+// Close releases the index. It is idempotent; Search after Close fails
+// with ErrClosed.
+func (ix *Index) Close() error {
+	var err error
+	ix.closeOnce.Do(func() {
+		ix.paperMu.Lock()
+		ix.closed = true
+		ix.paperMu.Unlock()
+		if ix.lex != nil {
+			err = ix.lex.Close()
+		}
+		if cerr := ix.lock.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	})
+	return err
+}
+
+// Manifest returns the manifest of the open generation.
+func (ix *Index) Manifest() Manifest { return ix.man }
+
+// Notices returns the warnings raised at Open (vector search off, ...).
+func (ix *Index) Notices() []string { return slices.Clone(ix.notices) }
+
+// VectorEnabled reports whether the vector leg is on.
+func (ix *Index) VectorEnabled() bool { return ix.vec != nil }
+
+// Stats reports what the open index holds: the manifest counts, whether the
+// vector leg is on and the notices.
+func (ix *Index) Stats() Stats {
+	s := Stats{Dir: ix.dir, Manifest: ix.man, VectorEnabled: ix.vec != nil, Notices: ix.Notices()}
+	if ix.emb != nil && ix.vec != nil {
+		s.QueryEmbedder = ix.emb.ID()
+	}
+	return s
+}
+
+// Names returns every qualified API name in the index, sorted, without
+// aliases (for near-miss suggestions).
+func (ix *Index) Names() []string {
+	return slices.Sorted(maps.Keys(ix.byName))
+}
+
+// Libraries returns the libraries in the index, sorted.
+func (ix *Index) Libraries() []string { return slices.Clone(ix.libs) }
+
+// Versions returns the versions of library in the index, oldest first.
+func (ix *Index) Versions(library string) []string { return slices.Clone(ix.versions[library]) }
+
+// Bundles returns every indexed bundle, in index order. The slice and the
+// bundles must not be modified.
+func (ix *Index) Bundles() []bundles.Bundle { return ix.all }
+
+// Bundle returns the bundle of apiName at its highest indexed version.
+// apiName may be the qualified name, an alias recorded in
+// Provenance.Aliases (another import path of the same object), or either
+// written in another letter case.
+func (ix *Index) Bundle(apiName string) (*bundles.Bundle, bool) {
+	return ix.BundleAt(apiName, "")
+}
+
+// BundleAt is [Index.Bundle] at an exact version; "" means the highest.
+func (ix *Index) BundleAt(apiName, version string) (*bundles.Bundle, bool) {
+	keys, ok := ix.byName[apiName]
+	if !ok {
+		name, found := ix.alias[strings.ToLower(apiName)]
+		if !found {
+			return nil, false
+		}
+		keys = ix.byName[name]
+	}
+	for _, k := range keys {
+		b := ix.byKey[k]
+		if version == "" || bundleVersion(b) == version {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// filter is a validated query's exact filters.
+type filter struct {
+	Library    string
+	Version    string
+	Components []string
+}
+
+func (f filter) allows(u *bundles.Bundle) bool {
+	return (f.Library == "" || u.Library == f.Library) && (f.Version == "" || bundleVersion(u) == f.Version)
+}
+
+// normalizeComponent maps user spellings to S, E, M or C.
+func normalizeComponent(c string) (string, bool) {
+	switch strings.ToUpper(strings.TrimSpace(c)) {
+	case "S", "S_NAME", "S_PARAM", "SIGNATURE":
+		return CompS, true
+	case "E", "EXAMPLE", "EXAMPLES":
+		return CompE, true
+	case "M", "MECHANISM":
+		return CompM, true
+	case "C", "IMPLEMENTATION", "SOURCE", "CODE":
+		return CompC, true
+	}
+	return "", false
+}
+
+// validate checks q and returns its normalized form and filter.
+func (ix *Index) validate(q Query) (Query, filter, error) {
+	q.Text = strings.TrimSpace(q.Text)
+	if q.Text == "" {
+		return q, filter{}, ErrEmptyQuery
+	}
+	if len(q.Text) > MaxQueryBytes {
+		return q, filter{}, fmt.Errorf("%w: %d bytes (max %d)", ErrQueryTooLong, len(q.Text), MaxQueryBytes)
+	}
+	if q.K <= 0 {
+		q.K = DefaultK
+	}
+	q.K = min(q.K, MaxK)
+	if q.Retriever == "" {
+		q.Retriever = Hybrid
+	}
+	if !slices.Contains(Retrievers, q.Retriever) {
+		valid := make([]string, len(Retrievers))
+		for i, r := range Retrievers {
+			valid[i] = string(r)
+		}
+		return q, filter{}, &ArgError{Arg: "retriever", Value: string(q.Retriever), Valid: valid}
+	}
+	f := filter{Library: q.Library, Version: q.Version}
+	if f.Library != "" && !slices.Contains(ix.libs, f.Library) {
+		found := false
+		for _, l := range ix.libs {
+			if strings.EqualFold(l, f.Library) {
+				f.Library, found = l, true
+			}
+		}
+		if !found {
+			return q, filter{}, &ArgError{Arg: "library", Value: q.Library, Valid: ix.Libraries()}
+		}
+	}
+	if f.Version != "" {
+		var valid []string
+		if f.Library != "" {
+			valid = ix.versions[f.Library]
+		} else {
+			for _, l := range ix.libs {
+				for _, v := range ix.versions[l] {
+					valid = appendUnique(valid, v)
+				}
+			}
+		}
+		if !slices.Contains(valid, f.Version) {
+			return q, filter{}, &ArgError{Arg: "version", Value: q.Version, Valid: valid}
+		}
+	}
+	for _, c := range q.Components {
+		nc, ok := normalizeComponent(c)
+		if !ok {
+			return q, filter{}, &ArgError{Arg: "component", Value: c, Valid: AllComponents}
+		}
+		f.Components = appendUnique(f.Components, nc)
+	}
+	slices.SortFunc(f.Components, func(a, b string) int { return slices.Index(AllComponents, a) - slices.Index(AllComponents, b) })
+	if q.Retriever == Paper {
+		if q.Condition == "" {
+			q.Condition = bundles.CondFull
+		}
+		if !q.Condition.Valid() || q.Condition == bundles.CondNone {
+			var valid []string
+			for _, c := range bundles.AllConditions() {
+				if c != bundles.CondNone {
+					valid = append(valid, string(c))
+				}
+			}
+			return q, filter{}, &ArgError{Arg: "condition", Value: string(q.Condition), Valid: valid}
+		}
+	}
+	if q.Retriever == Vector && ix.vec == nil {
+		return q, filter{}, fmt.Errorf("%w: %s", ErrVectorDisabled, strings.Join(ix.notices, "; "))
+	}
+	return q, f, nil
+}
+
+// overfetch is how many units each leg returns before fusion.
+func overfetch(k int) int { return max(50, 10*k) }
+
+// Search returns up to q.K APIs matching q, best first, one Hit per API and
+// version. Invalid arguments fail with ErrEmptyQuery, ErrQueryTooLong or an
+// *ArgError listing the valid values; Vector fails with ErrVectorDisabled
+// when the vector leg is off, while Hybrid then silently uses BM25 alone
+// (the reason is in [Index.Notices]). An API named exactly in the query
+// (see [Hit.Exact]) ranks first under Hybrid and BM25.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	q, f, err := ix.validate(q)
+	if err != nil {
+		return nil, err
+	}
+	if q.Retriever == Paper {
+		return ix.searchPaper(ctx, q, f)
+	}
+	n := overfetch(q.K)
+	var (
+		rankings []apiRanking
+		weights  []float64
+	)
+	if q.Retriever == Hybrid || q.Retriever == BM25 {
+		lh, err := searchLexical(ctx, ix.lex, q.Text, f, n)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(lh))
+		for i, h := range lh {
+			ids[i] = h.ID
+		}
+		rankings = append(rankings, rankAPIs(ids))
+		weights = append(weights, lexicalWeight)
+	}
+	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
+		qv, err := ix.emb.Embed(ctx, []string{q.Text})
+		if err != nil {
+			if q.Retriever == Vector {
+				return nil, fmt.Errorf("embed query: %w", err)
+			}
+			ix.log.Warn("vector leg skipped", "err", err)
+		} else {
+			vh, err := ix.vec.search(ctx, qv[0], f, n)
+			if err != nil {
+				return nil, err
+			}
+			ids := make([]string, len(vh))
+			for i, h := range vh {
+				ids[i] = h.ID
+			}
+			rankings = append(rankings, rankAPIs(ids))
+			weights = append(weights, vectorWeight)
+		}
+	}
+	var exact []string
+	if q.Retriever != Vector {
+		for _, key := range ix.names.lookup(q.Text) {
+			if b := ix.byKey[key]; b != nil && f.allows(b) && ix.hasComponent(key, f.Components) {
+				exact = append(exact, key)
+			}
+		}
+	}
+	fs := fuse(rankings, weights, exact)
+	hits := make([]Hit, 0, min(q.K, len(fs)))
+	for _, fu := range fs {
+		if len(hits) == q.K {
+			break
+		}
+		b := ix.byKey[fu.key]
+		if b == nil {
+			continue
+		}
+		comps := sortedComps(fu.comps)
+		if len(comps) == 0 {
+			comps = ix.componentsOf(fu.key, f.Components)
+		}
+		hits = append(hits, Hit{
+			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
+			Score: fu.score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
+		})
+	}
+	return hits, nil
+}
+
+// hasComponent reports whether the API at key has one of comps (any when
+// comps is empty).
+func (ix *Index) hasComponent(key string, comps []string) bool {
+	return len(ix.componentsOf(key, comps)) > 0
+}
+
+func (ix *Index) componentsOf(key string, comps []string) []string {
+	var out []string
+	for _, c := range ix.comps[key] {
+		if len(comps) == 0 || slices.Contains(comps, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func sortedComps(m map[string]bool) []string {
+	var out []string
+	for _, c := range AllComponents {
+		if m[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// compareVersions orders dotted versions numerically where possible
+// ("2.10" after "2.9"), falling back to string order per part.
+func compareVersions(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range max(len(pa), len(pb)) {
+		if i >= len(pa) {
+			return -1
+		}
+		if i >= len(pb) {
+			return 1
+		}
+		na, ea := strconv.Atoi(pa[i])
+		nb, eb := strconv.Atoi(pb[i])
+		if ea == nil && eb == nil {
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := strings.Compare(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}

@@ -1,0 +1,291 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
+)
+
+func readTestBundles(t testing.TB) []bundles.Bundle {
+	t.Helper()
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+// buildIndex builds the test bundles into a fresh directory and opens it.
+func buildIndex(t testing.TB) (string, *index.Index) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "idx")
+	if _, err := index.Build(context.Background(), dir, readTestBundles(t), index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return dir, ix
+}
+
+func names(hits []index.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.APIName)
+	}
+	return out
+}
+
+func TestIndex_SearchFindsAPI(t *testing.T) {
+	_, ix := buildIndex(t)
+	tests := []struct {
+		name, query string
+		retriever   index.Retriever
+		want        string
+		top         int // want within the first top hits
+	}{
+		{"ExactLeaf", "read_csv dtype_backend", index.Hybrid, "pandas.read_csv", 1},
+		{"ExactClassMethod", "Series.case_when", index.BM25, "pandas.Series.case_when", 1},
+		{"ExactImportAlias", "np.linalg.matrix_norm", index.Hybrid, "numpy.linalg.matrix_norm", 1},
+		{"SingleWordLeaf", "unstack", index.Hybrid, "numpy.unstack", 1},
+		{"NLSplit", "split an array into a tuple of arrays along an axis", index.Hybrid, "numpy.unstack", 1},
+		{"NLRunningTotal", "running total of array elements with a leading zero", index.Hybrid, "numpy.cumulative_sum", 3},
+		{"NLDerivative", "numerically estimate the slope of a function at many points with finite differences", index.Hybrid, "scipy.differentiate.derivative", 3},
+		{"NLPopcount", "count the number of set bits in each integer", index.Hybrid, "numpy.bitwise_count", 3},
+		{"NLSQLCase", "SQL style case when replacement of values in a series by conditions", index.Hybrid, "pandas.Series.case_when", 1},
+		{"VectorNL", "singular values of a matrix without the vectors", index.Vector, "numpy.linalg.svdvals", 3},
+		{"PaperNL", "singular values of a matrix without the vectors", index.Paper, "numpy.linalg.svdvals", 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := ix.Search(t.Context(), index.Query{Text: tt.query, Retriever: tt.retriever})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := names(hits)
+			if i := slices.Index(got, tt.want); i < 0 || i >= tt.top {
+				t.Errorf("Search(%q, %s) = %v; want %s in the first %d", tt.query, tt.retriever, got, tt.want, tt.top)
+			}
+		})
+	}
+}
+
+func TestIndex_SearchFilters(t *testing.T) {
+	_, ix := buildIndex(t)
+	hits, err := ix.Search(t.Context(), index.Query{Text: "norm of a matrix or vector", Library: "numpy", Components: []string{"E"}, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range hits {
+		if h.Library != "numpy" || !slices.Equal(h.Components, []string{"E"}) {
+			t.Errorf("hit %s %s %v violates library=numpy components=E", h.APIName, h.Library, h.Components)
+		}
+	}
+	// An exact name that the filter excludes must not come back.
+	hits, err = ix.Search(t.Context(), index.Query{Text: "pandas.read_csv", Library: "scipy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names(hits), "pandas.read_csv") {
+		t.Errorf("library=scipy returned pandas.read_csv: %v", names(hits))
+	}
+	hits, err = ix.Search(t.Context(), index.Query{Text: "changed signature", Library: "pandas", Version: "2.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Version != "2.2.3" {
+			t.Errorf("version filter: got %s %s", h.APIName, h.Version)
+		}
+	}
+}
+
+func TestIndex_SearchBadInput(t *testing.T) {
+	_, ix := buildIndex(t)
+	tests := []struct {
+		name    string
+		q       index.Query
+		wantErr error
+		wantArg string
+	}{
+		{"Empty", index.Query{Text: "   "}, index.ErrEmptyQuery, ""},
+		{"Huge", index.Query{Text: strings.Repeat("array ", 5000)}, index.ErrQueryTooLong, ""},
+		{"UnknownLibrary", index.Query{Text: "x", Library: "torch"}, nil, "library"},
+		{"UnknownVersion", index.Query{Text: "x", Library: "numpy", Version: "1.0"}, nil, "version"},
+		{"UnknownComponent", index.Query{Text: "x", Components: []string{"Z"}}, nil, "component"},
+		{"UnknownRetriever", index.Query{Text: "x", Retriever: "magic"}, nil, "retriever"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ix.Search(t.Context(), tt.q)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("err = %v; want %v", err, tt.wantErr)
+			}
+			if tt.wantArg != "" {
+				ae, ok := errors.AsType[*index.ArgError](err)
+				if !ok || ae.Arg != tt.wantArg || len(ae.Valid) == 0 {
+					t.Errorf("err = %v; want *ArgError for %s listing valid values", err, tt.wantArg)
+				}
+			}
+		})
+	}
+}
+
+func TestIndex_BundleAliases(t *testing.T) {
+	_, ix := buildIndex(t)
+	for _, name := range []string{"pandas.read_csv", "pandas.io.parsers.readers.read_csv", "PANDAS.READ_CSV"} {
+		b, ok := ix.Bundle(name)
+		if !ok || b.APIName != "pandas.read_csv" {
+			t.Errorf("Bundle(%q) = %v, %v; want pandas.read_csv", name, b, ok)
+		}
+	}
+	if _, ok := ix.Bundle("pandas.nope"); ok {
+		t.Error("Bundle(pandas.nope) found something")
+	}
+	if got := len(ix.Names()); got != 18 {
+		t.Errorf("len(Names()) = %d; want 18", got)
+	}
+}
+
+func TestIndex_Stats(t *testing.T) {
+	_, ix := buildIndex(t)
+	s := ix.Stats()
+	if s.Bundles != 18 || s.Libraries["numpy"] != 9 || s.Novelty["modified"] != 1 || s.Scoring != "bm25" {
+		t.Errorf("stats = %+v", s)
+	}
+	if !s.VectorEnabled || s.Embedder.ID != index.NewHashEmbedder(0).ID() || s.Embedder.Dim != index.DefaultHashDim {
+		t.Errorf("embedder stats = %+v", s)
+	}
+	if s.Components["C"] != 16 || s.Components["S"] != 18 {
+		t.Errorf("components = %v", s.Components)
+	}
+}
+
+func TestIndex_RebuildKeepsOpenReaders(t *testing.T) {
+	dir, old := buildIndex(t)
+	bs := readTestBundles(t)
+	// Rebuild with only numpy; the open index still serves all libraries.
+	var numpy []bundles.Bundle
+	for _, b := range bs {
+		if b.Library == "numpy" {
+			numpy = append(numpy, b)
+		}
+	}
+	if _, err := index.Build(t.Context(), dir, numpy, index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := old.Search(t.Context(), index.Query{Text: "pandas.read_csv"})
+	if err != nil || len(hits) == 0 || hits[0].APIName != "pandas.read_csv" {
+		t.Fatalf("old reader after rebuild: %v, %v", names(hits), err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got := ix.Stats().Bundles; got != 9 {
+		t.Errorf("new generation has %d bundles; want 9", got)
+	}
+	// A failed build (bad bundle) leaves the live generation in place.
+	if _, err := index.Build(t.Context(), dir, []bundles.Bundle{{APIName: "x"}}, index.BuildConfig{}); !errors.Is(err, index.ErrBadBundle) {
+		t.Fatalf("bad build err = %v", err)
+	}
+	ix2, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if got := ix2.Stats().Bundles; got != 9 {
+		t.Errorf("after failed build: %d bundles; want 9", got)
+	}
+	// Once the old reader closes, the next build removes its generation.
+	old.Close()
+	if _, err := index.Build(t.Context(), dir, numpy, index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	gens, _ := filepath.Glob(filepath.Join(dir, "gen-*"))
+	if len(gens) > 3 {
+		t.Errorf("stale generations kept: %v", gens)
+	}
+}
+
+func TestIndex_Add(t *testing.T) {
+	bs := readTestBundles(t)
+	dir := filepath.Join(t.TempDir(), "idx")
+	if _, err := index.Build(t.Context(), dir, bs[:10], index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := bs[0]
+	changed.Mechanism.Text = "zebra giraffe unique marker text"
+	m, err := index.Add(t.Context(), dir, append([]bundles.Bundle{changed}, bs[10:]...), index.BuildConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bundles != 18 {
+		t.Errorf("after add: %d bundles; want 18", m.Bundles)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, q := range []string{"zebra giraffe", "SQL case when replacement in a series"} {
+		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 1})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("Search(%q): %v %v", q, hits, err)
+		}
+	}
+	hits, _ := ix.Search(t.Context(), index.Query{Text: "zebra giraffe", K: 1, Retriever: index.BM25})
+	if hits[0].APIName != changed.APIName {
+		t.Errorf("replaced bundle not searchable: %v", names(hits))
+	}
+	if _, err := index.Add(t.Context(), dir, bs[:1], index.BuildConfig{Embedder: index.NewHashEmbedder(64)}); !errors.Is(err, index.ErrEmbedderMismatch) {
+		t.Errorf("add with other embedder: err = %v; want ErrEmbedderMismatch", err)
+	}
+}
+
+func TestOpen_Errors(t *testing.T) {
+	tmp := t.TempDir()
+	if _, err := index.Open(filepath.Join(tmp, "missing"), index.OpenOptions{}); !errors.Is(err, index.ErrNoIndex) {
+		t.Errorf("missing dir: %v", err)
+	}
+	half := filepath.Join(tmp, "half")
+	os.MkdirAll(filepath.Join(half, "gen-000001"), 0o755)
+	if _, err := index.Open(half, index.OpenOptions{}); !errors.Is(err, index.ErrNoIndex) {
+		t.Errorf("half-built dir: %v", err)
+	}
+}
+
+func TestOpen_EmbedderMismatchKeepsLexical(t *testing.T) {
+	dir, _ := buildIndex(t)
+	ix, err := index.Open(dir, index.OpenOptions{Embedder: index.NewHashEmbedder(128)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.VectorEnabled() || len(ix.Notices()) == 0 {
+		t.Errorf("vector leg on with a mismatched embedder; notices %v", ix.Notices())
+	}
+	hits, err := ix.Search(t.Context(), index.Query{Text: "read_csv"})
+	if err != nil || len(hits) == 0 || hits[0].APIName != "pandas.read_csv" {
+		t.Errorf("hybrid without vectors: %v %v", names(hits), err)
+	}
+	if _, err := ix.Search(t.Context(), index.Query{Text: "read_csv", Retriever: index.Vector}); !errors.Is(err, index.ErrVectorDisabled) {
+		t.Errorf("vector retriever: err = %v; want ErrVectorDisabled", err)
+	}
+}
