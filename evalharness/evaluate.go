@@ -3,20 +3,230 @@ package evalharness
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 )
+
+// ErrRefused reports a task the harness will not evaluate: its expected
+// call records are missing or not "ok" (protocol §1.4), or its test lacks
+// the check marker.
+var ErrRefused = errors.New("evalharness: task refused")
 
 // Evaluate extracts the code of one response (§3), runs it with the task's
 // test in the task's environment (§4) and classifies a failure (§5).
-// expected may be nil only for tasks that do not require the spy; a
-// non-"ok" record is refused. The error is non-nil only for infrastructure
-// failures (no environment, sandbox unavailable, refused task); a failing
-// completion is a Verdict.
+//
+// expected may be nil only for tasks that do not require the spy; a record
+// whose status is not "ok" is refused (ErrRefused). The error is non-nil
+// only for infrastructure failures and refused tasks; a failing completion
+// is a Verdict with Passed false. Evaluate is safe for concurrent use.
 func (h *Harness) Evaluate(ctx context.Context, task *Task, expected *ExpectedCalls, response string) (Verdict, error) {
-	return Verdict{}, errors.New("evalharness: Evaluate not implemented yet")
+	job, err := evalJob(task, expected)
+	if err != nil {
+		return Verdict{Status: StatusInfraError, InfraError: err.Error()}, err
+	}
+	plan := planExtraction(response)
+	job.Plan = &plan
+	env, err := h.environment(task)
+	if err != nil {
+		return Verdict{Status: StatusInfraError, InfraError: err.Error()}, fmt.Errorf("task %s: %w", task.TaskID, err)
+	}
+	out, err := h.execWithRetry(ctx, env, job, task.Timeout())
+	if err != nil {
+		return Verdict{Status: StatusInfraError, InfraError: out.Res.InfraError, Retried: out.Retried}, fmt.Errorf("task %s: %w", task.TaskID, err)
+	}
+	return h.verdict(ctx, task, out, true), nil
+}
+
+// evalJob assembles the evaluation script of task (§4.1) without the
+// completion.
+func evalJob(task *Task, expected *ExpectedCalls) (runnerJob, error) {
+	var records = expected
+	if task.SpyNeeded() {
+		switch {
+		case records == nil:
+			return runnerJob{}, fmt.Errorf("%w: task %s has no expected call records", ErrRefused, task.TaskID)
+		case records.Status != CallsOK:
+			return runnerJob{}, fmt.Errorf("%w: task %s has expected-call status %q, not ok", ErrRefused, task.TaskID, records.Status)
+		}
+	}
+	var test string
+	var err error
+	if task.SpyNeeded() {
+		test, err = spliceTest(task.TestHarness.ExecutionTest, records.Expected, true)
+	} else {
+		test = task.TestHarness.ExecutionTest
+	}
+	if err != nil {
+		return runnerJob{}, fmt.Errorf("%w: task %s: %v", ErrRefused, task.TaskID, err)
+	}
+	leaf := task.Leaf()
+	return runnerJob{
+		Setup:         buildSetup(task, setupOptions{leafBinding: true}),
+		Test:          test,
+		ExecutionTest: task.TestHarness.ExecutionTest,
+		InferArgv:     true,
+		NormaliseTest: true,
+		JudgeLeaf:     &leaf,
+		Reference:     task.ReferenceSolution,
+	}, nil
+}
+
+// runStatus decides the sandbox-spec §4.1 verdict of a run.
+func runStatus(out runOutcome) string {
+	res, r := out.Res, out.Recs
+	e := r.Exception
+	switch {
+	case res.InfraError != "":
+		return StatusInfraError
+	case res.TimedOut:
+		return StatusTimeout
+	case res.OOMKilled || (e != nil && e.Exc == "MemoryError"):
+		return StatusMemoryLimit
+	case res.OutputLimitHit:
+		return StatusOutputLimit
+	case res.PIDLimitHit || res.LimitHit == "cpu" || res.LimitHit == "fsize" || res.LimitHit == "pids":
+		return StatusResourceLimit
+	case res.Signal != "":
+		return StatusCrash
+	case r.Tamper != "" || (res.ExitCode == 0) != r.DoneOK:
+		return StatusHarnessTamper
+	case e == nil:
+		return StatusPass
+	case e.Phase == "compile" || (e.Phase == "solution" && (e.Exc == "ImportError" || e.Exc == "ModuleNotFoundError")):
+		return StatusCompileError
+	case e.Exc == "AssertionError" && (strings.Contains(e.Msg, "solution did not call target API") || strings.Contains(e.Msg, "target-API spy failed to install")):
+		return StatusAPINotCalled
+	case e.Exc == "AssertionError" && (e.Phase == "test" || e.Phase == "all"):
+		return StatusWrongAnswer
+	}
+	return StatusRuntimeError
+}
+
+// verdict turns a run into a Verdict; classify false leaves the label to
+// the caller.
+func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, classify bool) Verdict {
+	res, r := out.Res, out.Recs
+	v := Verdict{
+		Status:   runStatus(out),
+		Retried:  out.Retried,
+		Wall:     res.Wall,
+		Code:     r.Code,
+		Executed: r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
+	}
+	if r.Spy != nil && r.Spy.Count > 0 {
+		v.SpyCalls = r.Spy.Count
+		v.TargetCalled = true
+	}
+	v.Passed = v.Status == StatusPass && res.ExitCode == 0
+	if v.Passed {
+		if !h.cfg.NoLabels {
+			v.Label, v.Rule, v.Rationale = LabelPass, "pass", "exited 0 with complete records"
+		}
+		return v
+	}
+	stderr := truncateRunes(string(res.Stderr), StderrKeep)
+	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs}
+	if res.TimedOut {
+		f.ExcType, f.Stderr = "Timeout", ""
+	} else {
+		f.ExcType = exceptionType(stderr)
+		v.Error = errorSnippet(stderr)
+	}
+	v.ExceptionType = f.ExcType
+	if h.cfg.NoLabels || !classify {
+		return v
+	}
+	c := h.classify(ctx, f)
+	v.Label, v.Rule, v.Rationale = c.Label, c.Rule, c.Rationale
+	if c.Nonexistent {
+		v.NonexistentCalls = 1
+	}
+	if c.SigError {
+		v.SignatureErrors = 1
+	}
+	return v
+}
+
+// classify applies §5.2 in order: protocol rules (skipped on timeouts),
+// novelapi rules, the judge, the fallback.
+func (h *Harness) classify(ctx context.Context, f *failureFacts) classification {
+	if !f.TimedOut {
+		if c, ok := protocolRules(f); ok {
+			return c
+		}
+	}
+	if c, ok := novelapiRules(f); ok {
+		return c
+	}
+	why := "no deterministic rule matched"
+	if f.TimedOut {
+		why = "timed out"
+	}
+	if h.cfg.Judge != nil {
+		var jf judgeFields
+		if f.Recs != nil && f.Recs.Judge != nil {
+			jf = *f.Recs.Judge
+		}
+		c, ok, reason := h.judge(ctx, f, jf)
+		if ok {
+			return c
+		}
+		c = fallbackClass(f, why+"; "+reason)
+		c.Rule = "judge-fallback"
+		return c
+	}
+	return fallbackClass(f, why)
 }
 
 // CheckCode runs agent code in the library's environment with the spy on
-// apiName and reports whether it ran and really called the target.
+// apiName (the MCP check_code tool): no test and no call-record check.
+// Code containing fences is extracted first (§3). The error is non-nil
+// only for infrastructure failures.
 func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string) (CheckResult, error) {
-	return CheckResult{}, errors.New("evalharness: CheckCode not implemented yet")
+	task := &Task{TaskID: "check_code", APIName: apiName, Library: library}
+	leaf := task.Leaf()
+	job := runnerJob{Setup: buildSetup(task, setupOptions{leafBinding: true}), JudgeLeaf: &leaf}
+	if strings.Contains(code, "```") {
+		plan := planExtraction(code)
+		job.Plan = &plan
+	} else {
+		job.Code = code
+	}
+	env, err := h.envFor(library, "")
+	if err != nil {
+		return CheckResult{Status: StatusInfraError}, err
+	}
+	out, err := h.execJob(ctx, env, job, task.Timeout())
+	if err != nil {
+		return CheckResult{Status: StatusInfraError}, err
+	}
+	v := h.verdict(ctx, task, out, false)
+	cr := CheckResult{
+		Ran:          v.Status == StatusPass,
+		TargetCalled: v.TargetCalled,
+		Calls:        v.SpyCalls,
+		Status:       v.Status,
+		Stdout:       lastRunes(string(out.Res.Stdout), 2000),
+		Stderr:       lastRunes(string(out.Res.Stderr), 2000),
+	}
+	if s := out.Recs.Spy; s != nil {
+		cr.SpyInstalled = s.Installed
+	}
+	if e := out.Recs.Exception; e != nil {
+		cr.ExceptionType, cr.Message = e.Exc, truncateRunes(e.Msg, 500)
+	} else if v.Status == StatusTimeout {
+		cr.ExceptionType = "Timeout"
+	}
+	switch {
+	case cr.Ran && cr.TargetCalled:
+		cr.Label, cr.Rationale = LabelPass, "ran and called "+apiName
+	case cr.Ran:
+		cr.Label, cr.Rationale = LabelWrongAPISelection, "ran but never called "+apiName
+	default:
+		stderr := truncateRunes(string(out.Res.Stderr), StderrKeep)
+		f := &failureFacts{Task: task, Code: out.Recs.Code, Stderr: stderr, ExcType: exceptionType(stderr), TimedOut: out.Res.TimedOut, Recs: &out.Recs}
+		c := h.classify(ctx, f)
+		cr.Label, cr.Rationale = c.Label, c.Rationale
+	}
+	return cr, nil
 }

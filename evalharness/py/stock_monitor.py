@@ -1,7 +1,7 @@
 # --- target-API call monitor (auto-injected) ---
 # novelapi's stock monitor (novelapibench-protocol §4.2). The loader checks a
 # task's setup_code against this text; evaluation replaces it with the
-# recording monitor (recording_monitor.py). __NOVELAPI_TARGET__ is replaced
+# recording monitor (recording_monitor.py). The placeholder below is replaced
 # by the Python literal of the target's fully qualified name.
 import importlib as _spy_importlib
 import sys as _spy_sys

@@ -1,0 +1,225 @@
+package evalharness
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// runnerJob is /job/job.json, read by py/runner.py.
+type runnerJob struct {
+	Setup          string          `json:"setup"`
+	Plan           *extractionPlan `json:"plan"` // nil: Code is the completion
+	Code           string          `json:"code"`
+	Test           string          `json:"test"`
+	ExecutionTest  string          `json:"execution_test"` // for CLI argv inference
+	InferArgv      bool            `json:"infer_argv"`
+	NormaliseTest  bool            `json:"normalise_test"`
+	RandomizeSeeds bool            `json:"randomize_seeds"`
+	JudgeLeaf      *string         `json:"judge_leaf"` // non-nil: compute the judge's AST fields
+	Reference      string          `json:"reference"`
+}
+
+// The runner's records (py/runner.py), one JSON object per line of
+// /out/records.jsonl.
+type (
+	excRecord struct {
+		Phase     string          `json:"phase"` // compile, setup, solution, test, all
+		Exc       string          `json:"exc"`
+		ExcModule string          `json:"exc_module"`
+		Msg       string          `json:"msg"`
+		Frames    []frameRecord   `json:"frames"`
+		Name      *string         `json:"name"`
+		NameFrom  *string         `json:"name_from"`
+		ObjModule *string         `json:"obj_module"`
+		ObjName   *string         `json:"obj_name"`
+		Target    *raisedByTarget `json:"target"`
+	}
+	frameRecord struct {
+		File   string `json:"file"`
+		Func   string `json:"func"`
+		Line   int    `json:"line"`
+		Module string `json:"module"`
+	}
+	// raisedByTarget describes an exception that left a target call (the
+	// spy's note, novelapi extension of §4.4).
+	raisedByTarget struct {
+		Exc       string   `json:"exc"`
+		Msg       string   `json:"msg"`
+		Depth     int      `json:"depth"`   // frames below the spy; 0: raised at the call site
+		Modules   []string `json:"modules"` // module names of those frames
+		Bind      *bool    `json:"bind"`    // the target's signature accepted the arguments
+		Recording bool     `json:"recording"`
+		Chained   bool     `json:"chained"` // the final exception was raised while handling it
+	}
+	spyRecord struct {
+		Phase     string            `json:"phase"`
+		Installed bool              `json:"installed"`
+		Count     int               `json:"count"`
+		Calls     []json.RawMessage `json:"calls"`
+	}
+)
+
+// runRecords is what the runner reported for one run.
+type runRecords struct {
+	Started   bool
+	Extracted bool
+	Code      string
+	Phases    []string // completed phases in order
+	Exception *excRecord
+	Spy       *spyRecord // the state after the completion (or at its exception)
+	Done      bool
+	DoneOK    bool // done with status "ok"
+	Judge     *judgeFields
+	// Tamper says why the records cannot be trusted ("" when they can).
+	Tamper string
+}
+
+func (r *runRecords) phaseDone(name string) bool {
+	for _, p := range r.Phases {
+		if p == name || p == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRecords checks and decodes the runner's records (sandbox-spec P6):
+// every record carries the nonce, "start" comes first, exactly one "done"
+// comes last and counts the records before it.
+func parseRecords(data []byte, nonce string) runRecords {
+	var r runRecords
+	n := 0
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var head struct {
+			Type   string       `json:"type"`
+			Nonce  string       `json:"nonce"`
+			Status string       `json:"status"`
+			N      int          `json:"n"`
+			Name   string       `json:"name"`
+			Code   string       `json:"code"`
+			Judge  *judgeFields `json:"judge"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			r.Tamper = fmt.Sprintf("malformed record %d", n+1)
+			return r
+		}
+		if head.Nonce != nonce {
+			r.Tamper = fmt.Sprintf("record %d has a wrong nonce", n+1)
+			return r
+		}
+		if r.Done {
+			r.Tamper = "records after the done record"
+			return r
+		}
+		if n == 0 && head.Type != "start" {
+			r.Tamper = "first record is not start"
+			return r
+		}
+		switch head.Type {
+		case "start":
+			if r.Started {
+				r.Tamper = "duplicate start record"
+				return r
+			}
+			r.Started = true
+		case "extract":
+			r.Extracted, r.Code, r.Judge = true, head.Code, head.Judge
+		case "phase":
+			r.Phases = append(r.Phases, head.Name)
+		case "exception":
+			e := new(excRecord)
+			if err := json.Unmarshal(line, e); err != nil || r.Exception != nil {
+				r.Tamper = "bad or duplicate exception record"
+				return r
+			}
+			r.Exception = e
+		case "spy":
+			s := new(spyRecord)
+			if err := json.Unmarshal(line, s); err != nil {
+				r.Tamper = "bad spy record"
+				return r
+			}
+			r.Spy = s
+		case "done":
+			if head.N != n {
+				r.Tamper = fmt.Sprintf("done record counts %d records, saw %d", head.N, n)
+				return r
+			}
+			r.Done, r.DoneOK = true, head.Status == "ok"
+		default:
+			r.Tamper = fmt.Sprintf("unknown record type %q", head.Type)
+			return r
+		}
+		n++
+	}
+	if !r.Started {
+		r.Tamper = "no records"
+	} else if !r.Done {
+		r.Tamper = "no done record"
+	}
+	return r
+}
+
+// runOutcome is one sandbox run of the runner.
+type runOutcome struct {
+	Res     sandbox.Result
+	Recs    runRecords
+	Retried bool
+}
+
+// runnerArgv runs the trusted runner.
+var runnerArgv = []string{"python3", "-I", "-B", "/job/runner.py"}
+
+// execJob runs job once in env with the wall limit timeout.
+func (h *Harness) execJob(ctx context.Context, env *sandbox.Environment, job runnerJob, timeout time.Duration) (runOutcome, error) {
+	jb, err := json.Marshal(job)
+	if err != nil {
+		return runOutcome{}, err
+	}
+	var nb [16]byte
+	rand.Read(nb[:])
+	nonce := hex.EncodeToString(nb[:])
+	spec := sandbox.Spec{
+		Environment: env,
+		Files: []sandbox.File{
+			{Path: "runner.py", Data: []byte(pyFile("runner.py"))},
+			{Path: "job.json", Data: jb},
+		},
+		Argv:   runnerArgv,
+		Stdin:  []byte(nonce + "\n"),
+		Limits: sandbox.Limits{Wall: timeout, Memory: h.cfg.Memory},
+	}
+	res, err := h.cfg.Runner.Run(ctx, spec)
+	if err != nil {
+		if res.InfraError == "" {
+			res.InfraError = err.Error()
+		}
+		return runOutcome{Res: res}, fmt.Errorf("sandbox run: %w", err)
+	}
+	return runOutcome{Res: res, Recs: parseRecords(res.Outputs["records.jsonl"], nonce)}, nil
+}
+
+// execWithRetry runs job and, after a timeout, once more, serialised
+// through the harness's retry lock (protocol §4.6). The second result is
+// final.
+func (h *Harness) execWithRetry(ctx context.Context, env *sandbox.Environment, job runnerJob, timeout time.Duration) (runOutcome, error) {
+	out, err := h.execJob(ctx, env, job, timeout)
+	if err != nil || !out.Res.TimedOut || ctx.Err() != nil {
+		return out, err
+	}
+	h.retryMu.Lock()
+	defer h.retryMu.Unlock()
+	out, err = h.execJob(ctx, env, job, timeout)
+	out.Retried = true
+	return out, err
+}

@@ -1,0 +1,35 @@
+package evalharness
+
+import (
+	"context"
+	"testing"
+
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// newTestHarness returns a Harness over the real sandbox and trixie-sci,
+// or skips (fails in CI) when they are missing.
+func newTestHarness(t testing.TB) *Harness {
+	t.Helper()
+	r := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	h, err := New(Config{Runner: r, Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestCheckCode_Smoke(t *testing.T) {
+	h := newTestHarness(t)
+	ctx := context.Background()
+	cr, err := h.CheckCode(ctx, "import numpy as np\nx = np.unstack(np.arange(6).reshape(2, 3))\nprint(x)", "numpy.unstack", "numpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", cr)
+	if !cr.Ran || !cr.TargetCalled || cr.Label != LabelPass {
+		t.Errorf("CheckCode = %+v; want ran, called, Pass", cr)
+	}
+}

@@ -1,0 +1,166 @@
+package evalharness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Script assembly, novelapibench-protocol §4.1. The setup text holds parts
+// [A]-[G]; the runner (py/runner.py) joins setup, completion and test with
+// "\n\n" after stripping each, dropping empty ones, exactly as the flat
+// script of the protocol.
+
+// importLine is part [A]: "import <api_name minus last segment>", omitted
+// when the name has no dot. novelapi extension: when the parent's last
+// segment is capitalised (a class, as in "pandas.Series.case_when") the
+// import falls back to shorter prefixes instead of failing the script; for
+// module parents the line is the protocol's.
+func importLine(apiName string) string {
+	i := strings.LastIndexByte(apiName, '.')
+	if i < 0 {
+		return ""
+	}
+	parent := apiName[:i]
+	segs := strings.Split(parent, ".")
+	if r := []rune(segs[len(segs)-1]); len(segs) == 1 || len(r) == 0 || !unicode.IsUpper(r[0]) {
+		return "import " + parent
+	}
+	// try: import a.b.C / except ImportError: try: import a.b / ... import a
+	var b strings.Builder
+	indent := ""
+	for n := len(segs); n > 1; n-- {
+		fmt.Fprintf(&b, "%stry:\n%s    import %s\n%sexcept ImportError:\n", indent, indent, strings.Join(segs[:n], "."), indent)
+		indent += "    "
+	}
+	fmt.Fprintf(&b, "%simport %s", indent, segs[0])
+	return b.String()
+}
+
+// isIdentifier reports whether s is a Python identifier (ASCII letters,
+// digits, underscore and Unicode letters; not starting with a digit).
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// leafBinding is part [D]: bind the bare leaf to the (patched) target when
+// the script has not defined it.
+func leafBinding(apiName string) string {
+	i := strings.LastIndexByte(apiName, '.')
+	if i < 0 || !isIdentifier(apiName[i+1:]) {
+		return ""
+	}
+	leaf, parent := apiName[i+1:], apiName[:i]
+	return fmt.Sprintf("try:\n    %s\nexcept NameError:\n    try:\n        from %s import %s\n    except Exception:\n        pass", leaf, parent, leaf)
+}
+
+const (
+	// resetCount is part [E].
+	resetCount = "try:\n    _target_api_call_count[0] = 0\nexcept NameError:\n    pass"
+	// startRecording is part [F].
+	startRecording = "try:\n    del _target_api_calls[:]\n    _target_api_recording[0] = True\nexcept NameError:\n    pass"
+)
+
+// RecordingMonitor returns the recording monitor (§4.4) for the targets
+// (the task's api_name first), with the fingerprint helpers (§4.5).
+func RecordingMonitor(targets []string) string {
+	lits := make([]string, len(targets))
+	for i, t := range targets {
+		lits[i] = pyStr(t)
+	}
+	mon := strings.Replace(pyFile("recording_monitor.py"), "__NOVELAPI_TARGETS__", "["+strings.Join(lits, ", ")+"]", 1)
+	return pyFile("fingerprint.py") + "\n\n" + mon
+}
+
+// targets returns the APIs the task's monitor watches.
+func (t *Task) targets() []string {
+	out := []string{t.APIName}
+	for _, s := range t.SpyAPIs {
+		if s != "" && s != t.APIName {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// reseedPrelude is part [G] when building reference records (§4.5 step 2).
+func reseedPrelude(seed int, torch bool) string {
+	s := fmt.Sprintf("import random as _rs_random\n_rs_random.seed(%d)\nimport sys as _rs_sys\nif \"numpy\" in _rs_sys.modules:\n    _rs_sys.modules[\"numpy\"].random.seed(%d)", seed, seed)
+	if torch {
+		s += fmt.Sprintf("\ntry:\n    import torch as _rs_torch\n    _rs_torch.manual_seed(%d)\nexcept Exception:\n    pass", seed)
+	} else {
+		s += fmt.Sprintf("\nif \"torch\" in _rs_sys.modules:\n    _rs_sys.modules[\"torch\"].manual_seed(%d)", seed)
+	}
+	return s
+}
+
+// setupOptions selects the optional parts of the setup.
+type setupOptions struct {
+	leafBinding bool   // [D], evaluation only
+	prelude     string // [G]
+}
+
+// buildSetup joins parts [A]-[G] for task (§4.1). Tasks without a spy get
+// only [A] (when they name an API) and the context.
+func buildSetup(t *Task, o setupOptions) string {
+	var parts []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if !t.SpyNeeded() {
+		add(t.ContextCode)
+		add(o.prelude)
+		return strings.Join(parts, "\n\n")
+	}
+	add(importLine(t.APIName))
+	add(RecordingMonitor(t.targets()))
+	add(t.ContextCode)
+	if o.leafBinding {
+		add(leafBinding(t.APIName))
+	}
+	add(resetCount)
+	add(startRecording)
+	add(o.prelude)
+	return strings.Join(parts, "\n\n")
+}
+
+// CallCheck returns the call-record check block (§4.5) for the expected
+// records.
+func CallCheck(expected []json.RawMessage) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, e := range expected {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e)
+	}
+	b.WriteByte(']')
+	return strings.Replace(pyFile("call_check.py"), "__NOVELAPI_EXPECTED__", pyStr(b.String()), 1)
+}
+
+// spliceTest inserts the call-record check after the first EndCheckMarker
+// of executionTest (§4.1). expected nil means no check (reference runs).
+func spliceTest(executionTest string, expected []json.RawMessage, withCheck bool) (string, error) {
+	if !withCheck {
+		return executionTest, nil
+	}
+	head, tail, ok := strings.Cut(executionTest, EndCheckMarker)
+	if !ok {
+		return "", errors.New("execution_test lacks the " + EndCheckMarker + " marker")
+	}
+	return head + EndCheckMarker + "\n" + CallCheck(expected) + tail, nil
+}

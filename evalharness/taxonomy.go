@@ -1,0 +1,229 @@
+package evalharness
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Failure taxonomy, novelapibench-protocol §5.2: the protocol's
+// deterministic rules first, then novelapi's rules from the structured
+// exception and spy records (rule names "novelapi:*"), then the optional
+// LLM judge, then the protocol's fallback.
+
+// StderrKeep is how much stderr the protocol keeps: the first 4,096 chars
+// (§4.6, §9.7).
+const StderrKeep = 4096
+
+var (
+	excTypeRE      = regexp.MustCompile(`(?m)^([A-Z][A-Za-z_]*(?:Error|Exception|Warning|Interrupt))\b`)
+	notCalledRE    = regexp.MustCompile(`(?i)AssertionError:\s*solution did not call target API`)
+	nameErrorRE    = regexp.MustCompile(`NameError: name '([^']*)' is not defined`)
+	shapeDtypeRE   = regexp.MustCompile(`(?i)shape|dtype|broadcast|dimension|ndim|\baxis\b|rank|same length|length of|wrong length|mismatch|size \d|of size|columns?\b|schema|cast|ufunc|not supported for the input types|could not convert|non-numeric|numeric|resolved dtypes|item wrong length|invalid type promotion`)
+	paramMsgRE     = regexp.MustCompile(`unexpected keyword|positional argument|required (?:positional|keyword)|takes \d+|got multiple values|missing \d+ required|keyword argument|argument '`)
+	attrOfModuleRE = regexp.MustCompile(`module '([\w.]+)' has no attribute '(\w+)'`)
+)
+
+// truncateRunes returns the first n code points of s.
+func truncateRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+// lastRunes returns the last n code points of s.
+func lastRunes(s string, n int) string {
+	c := utf8.RuneCountInString(s)
+	if c <= n {
+		return s
+	}
+	for j := range s {
+		if c == n {
+			return s[j:]
+		}
+		c--
+	}
+	return s
+}
+
+// exceptionType is §4.7's exception_type: the last line of stderr that
+// starts with a capitalised XxxError/Exception/Warning/Interrupt name.
+func exceptionType(stderr string) string {
+	m := excTypeRE.FindAllStringSubmatch(stderr, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
+
+// errorSnippet is stderr.strip()[-500:] (§4.7).
+func errorSnippet(stderr string) string { return lastRunes(pyStrip(stderr), 500) }
+
+// failureFacts is what the classifier knows about one failed run.
+type failureFacts struct {
+	Task     *Task
+	Code     string // extracted completion
+	Stderr   string // first StderrKeep chars
+	ExcType  string // exceptionType(Stderr), or "Timeout"
+	TimedOut bool
+	Recs     *runRecords // nil when the run left none
+}
+
+// classification is a label with its rule and rationale.
+type classification struct {
+	Label, Rule, Rationale string
+	Nonexistent, SigError  bool
+}
+
+func clip(s string) string { return truncateRunes(s, 240) }
+
+// topPackage returns the first dotted segment.
+func topPackage(name string) string {
+	top, _, _ := strings.Cut(name, ".")
+	return top
+}
+
+// targetMentioned is the protocol's textual test (§5.2): the leaf occurs
+// in the code.
+func targetMentioned(code, leaf string) bool { return leaf != "" && strings.Contains(code, leaf) }
+
+// subclassifyAPI is the protocol's deterministic split of a W_API verdict
+// (§5.2 step 4), with api_called = targetMentioned.
+func subclassifyAPI(exc, rationale, leaf string, apiCalled bool) string {
+	r := strings.ToLower(rationale)
+	switch {
+	case exc == "SyntaxError" || exc == "IndentationError" ||
+		strings.Contains(r, "empty stub") || strings.Contains(r, "pass-only") || strings.Contains(r, "pass only"):
+		return LabelWrongSyntax
+	case exc == "NameError" || exc == "ImportError" || exc == "ModuleNotFoundError":
+		if apiCalled || (leaf != "" && strings.Contains(r, strings.ToLower(leaf))) || strings.Contains(r, "target api symbol") {
+			return LabelWrongImport
+		}
+		return LabelWrongAPISelection
+	case apiCalled:
+		if exc == "AssertionError" {
+			return LabelWrongAPISelection
+		}
+		if exc == "AttributeError" && leaf != "" && strings.Contains(r, strings.ToLower(leaf)) {
+			return LabelWrongAPISelection
+		}
+		return LabelWrongImport
+	}
+	return LabelWrongAPISelection
+}
+
+// protocolRules applies §5.2 step 2 (a)-(c); ok is false when none applies.
+func protocolRules(f *failureFacts) (classification, bool) {
+	leaf := f.Task.Leaf()
+	switch {
+	case notCalledRE.MatchString(f.Stderr):
+		return classification{LabelWrongAPISelection, "protocol:5.2a", "the completion never called the target API " + f.Task.APIName, false, false}, true
+	case f.ExcType == "SyntaxError" || f.ExcType == "IndentationError":
+		return classification{Label: LabelWrongSyntax, Rule: "protocol:5.2b", Rationale: clip(f.ExcType + ": the completion does not compile")}, true
+	}
+	if m := nameErrorRE.FindStringSubmatch(f.Stderr); m != nil && f.Task.SpyNeeded() && (m[1] == leaf || m[1] == topPackage(f.Task.APIName)) {
+		rat := fmt.Sprintf("NameError on target API symbol '%s' — model did not import the call", m[1])
+		return classification{Label: subclassifyAPI(f.ExcType, rat, leaf, targetMentioned(f.Code, leaf)), Rule: "protocol:5.2c", Rationale: clip(rat)}, true
+	}
+	return classification{}, false
+}
+
+// novelapiRules are the deterministic rules beyond the protocol, from the
+// runner's structured records; ok is false when none applies.
+func novelapiRules(f *failureFacts) (classification, bool) {
+	r := f.Recs
+	leaf, api := f.Task.Leaf(), f.Task.APIName
+	called := r != nil && r.Spy != nil && r.Spy.Count > 0
+	if f.TimedOut {
+		if called {
+			return classification{Label: LabelWrongLogic, Rule: "novelapi:timeout-after-target", Rationale: "timed out after the target API was called (runaway loop or slow surrounding code)"}, true
+		}
+		return classification{}, false
+	}
+	if r == nil || r.Exception == nil {
+		return classification{}, false
+	}
+	e := r.Exception
+	msg := strings.TrimSpace(e.Msg)
+	short := clip(e.Exc + ": " + msg)
+	if t := e.Target; t != nil && !t.Chained {
+		switch {
+		case t.Exc == "TypeError" && t.Bind != nil && !*t.Bind:
+			return classification{LabelWrongParam, "novelapi:signature-bind", clip("the signature of " + api + " rejected the arguments: " + short), false, true}, true
+		case t.Exc == "TypeError" && t.Depth == 0 && paramMsgRE.MatchString(t.Msg):
+			return classification{LabelWrongParam, "novelapi:call-site-typeerror", clip("TypeError raised at target call site: " + msg), false, true}, true
+		case shapeDtypeRE.MatchString(t.Msg):
+			return classification{Label: LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + short)}, true
+		case t.Exc == "TypeError":
+			return classification{LabelWrongParam, "novelapi:target-typeerror", clip("TypeError from " + api + " on its arguments: " + msg), false, true}, true
+		case t.Exc == "ValueError":
+			return classification{Label: LabelWrongParam, Rule: "novelapi:target-valueerror", Rationale: clip(api + " rejected an argument value: " + short)}, true
+		}
+	}
+	top := topPackage(api)
+	mentioned := targetMentioned(f.Code, leaf)
+	switch e.Exc {
+	case "AttributeError":
+		mod := ""
+		if e.ObjModule != nil {
+			mod = *e.ObjModule
+		}
+		name := ""
+		if e.Name != nil {
+			name = *e.Name
+		}
+		if m := attrOfModuleRE.FindStringSubmatch(msg); m != nil {
+			mod, name = m[1], m[2]
+		}
+		if mod != "" && topPackage(mod) == top {
+			if name == leaf || mentioned {
+				return classification{LabelWrongImport, "novelapi:nonexistent-attribute", clip("wrong module path: " + short), true, false}, true
+			}
+			return classification{LabelWrongAPISelection, "novelapi:hallucinated-attribute", clip("called a name that does not exist in " + top + ": " + short), true, false}, true
+		}
+	case "ModuleNotFoundError", "ImportError":
+		mod := ""
+		if e.Name != nil {
+			mod = *e.Name
+		}
+		if mod != "" && topPackage(mod) == top {
+			if e.NameFrom != nil && *e.NameFrom != "" && *e.NameFrom != leaf && !mentioned {
+				return classification{LabelWrongAPISelection, "novelapi:hallucinated-import", clip("imported a name that does not exist in " + top + ": " + short), true, false}, true
+			}
+			return classification{LabelWrongImport, "novelapi:nonexistent-module", clip("module path or import of " + top + " does not exist: " + short), true, false}, true
+		}
+	case "NameError":
+		if e.Name != nil && *e.Name != "" && leaf != "" {
+			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(*e.Name) + `(?:\.\w+)*\.` + regexp.QuoteMeta(leaf) + `\b`)
+			if re.MatchString(f.Code) {
+				return classification{Label: LabelWrongImport, Rule: "novelapi:unbound-module-alias", Rationale: clip("'" + *e.Name + "' in the path to " + leaf + " was never imported")}, true
+			}
+		}
+	}
+	switch {
+	case e.Phase == "test" && strings.Contains(msg, "no call to the target API reproduces reference call"):
+		return classification{Label: LabelWrongLogic, Rule: "novelapi:call-record-mismatch", Rationale: clip("target called, but " + msg)}, true
+	case (e.Phase == "test" || e.Phase == "all") && e.Exc == "AssertionError" && called:
+		return classification{Label: LabelWrongLogic, Rule: "novelapi:assertion-after-target", Rationale: clip("target called; a test assertion failed: " + short)}, true
+	case e.Phase == "solution" && called && e.Target == nil:
+		return classification{Label: LabelWrongLogic, Rule: "novelapi:crash-after-target", Rationale: clip("target called; the surrounding code then raised " + short)}, true
+	}
+	return classification{}, false
+}
+
+// fallbackClass is the protocol's judge fallback (§5.2 step 3): W_LOGIC
+// if the leaf occurs in the code, else W_API, sub-classified.
+func fallbackClass(f *failureFacts, why string) classification {
+	leaf := f.Task.Leaf()
+	if targetMentioned(f.Code, leaf) {
+		return classification{Label: LabelWrongLogic, Rule: "fallback", Rationale: clip(why + "; target mentioned in the code")}
+	}
+	rat := why + "; target not mentioned in the code"
+	return classification{Label: subclassifyAPI(f.ExcType, rat, leaf, false), Rule: "fallback", Rationale: clip(rat)}
+}
