@@ -1,0 +1,67 @@
+package construct_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+func TestRedactAndLeak(t *testing.T) {
+	for _, tt := range []struct{ name, desc, leaf string }{
+		{"Plain", "Split an array with unstack along an axis.", "unstack"},
+		{"Inflected", "Returns the unstacked parts.", "unstack"},
+		{"Qualified", "Like numpy.unstack but lazy.", "unstack"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := construct.Redact(tt.desc, tt.leaf)
+			if strings.Contains(strings.ToLower(got), tt.leaf) {
+				t.Errorf("Redact(%q) = %q still contains %q", tt.desc, got, tt.leaf)
+			}
+		})
+	}
+}
+
+func TestBuildTasks_RealSandbox(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, sum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner, Medium: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("summary: %+v", sum)
+	byAPI := map[string][]string{}
+	for _, tk := range tasks {
+		byAPI[tk.APIName] = append(byAPI[tk.APIName], tk.Difficulty)
+		leaf := tk.Leaf()
+		if strings.Contains(strings.ToLower(tk.Description), strings.ToLower(leaf)) {
+			t.Errorf("%s: description leaks %q: %s", tk.TaskID, leaf, tk.Description)
+		}
+		if !strings.Contains(tk.TestHarness.ExecutionTest, "# --- end check ---") || !strings.Contains(tk.TestHarness.ExecutionTest, "assert ") {
+			t.Errorf("%s: execution_test lacks the check block or assertions:\n%s", tk.TaskID, tk.TestHarness.ExecutionTest)
+		}
+		if err := tk.Validate(false); err != nil {
+			t.Errorf("%s: invalid task: %v", tk.TaskID, err)
+		}
+	}
+	if got := byAPI["numpy.unstack"]; len(got) != 2 {
+		t.Errorf("numpy.unstack tasks = %v, want easy and medium", got)
+	}
+	if got := byAPI["numpy.cumulative_sum"]; len(got) == 0 {
+		t.Errorf("numpy.cumulative_sum has no task")
+	}
+	for _, tk := range tasks {
+		if tk.APIName == "numpy.cumulative_sum" && strings.Contains(tk.ContextCode, "import cumulative_sum") {
+			t.Errorf("context imports the answer: %q", tk.ContextCode)
+		}
+	}
+	if len(byAPI["numpy.ones"]) != 0 || sum.Skipped["no top-level statement calls ones"] != 1 {
+		t.Errorf("numpy.ones example without a call: tasks %v, skipped %v", byAPI["numpy.ones"], sum.Skipped)
+	}
+}

@@ -1,0 +1,4 @@
+package construct
+
+// Redact is redact, for tests.
+var Redact = redact

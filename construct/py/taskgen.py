@@ -1,0 +1,301 @@
+# novelapi Stage 3 task builder (offline, execute-then-assert).
+#
+# Runs inside the sandbox. Reads /job/input.json: {"apis": [{"api_name",
+# "aliases", "examples": [code, ...]}]} and writes /out/tasks.json: one
+# record per usable example with the split (context / target statement), the
+# result's description and the assertions that hold on two reference runs
+# and fail when the target is replaced by a null stub.
+import ast
+import copy
+import importlib
+import io
+import json
+import math
+import contextlib
+import sys
+import traceback
+
+MAX_ITEMS = 60
+
+
+def resolve(api_name):
+    parts = api_name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            mod = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        parent = mod
+        for p in parts[i:-1]:
+            parent = getattr(parent, p)
+        return parent, parts[-1], getattr(parent, parts[-1])
+    raise ImportError("cannot import any prefix of " + api_name)
+
+
+def is_target_call(node, leaf):
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id == leaf
+    if isinstance(f, ast.Attribute):
+        return f.attr == leaf
+    return False
+
+
+def find_target(tree, leaf):
+    """Index of the first top-level statement calling leaf, and that call."""
+    for i, st in enumerate(tree.body):
+        for node in ast.walk(st):
+            if is_target_call(node, leaf):
+                return i, node
+    return None, None
+
+
+def run(src, ns):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        exec(compile(src, "<task>", "exec"), ns)
+    return ns
+
+
+def py(v):
+    return "__import__('json').loads(%r)" % json.dumps(v)
+
+
+def assertions(expr, v, depth=0):
+    """Candidate assertion expressions about the value of expr."""
+    out = []
+    tm = type(v).__module__.split(".")[0]
+    tn = type(v).__name__
+    if v is None:
+        return ["%s is None" % expr]
+    out.append("type(%s).__name__ == %r" % (expr, tn))
+    if isinstance(v, bool):
+        out.append("bool(%s) is %r" % (expr, v))
+        return out
+    if tm == "numpy" and hasattr(v, "shape") and hasattr(v, "dtype"):
+        out.append("tuple(%s.shape) == %r" % (expr, tuple(int(x) for x in v.shape)))
+        out.append("str(%s.dtype) == %r" % (expr, str(v.dtype)))
+        if v.dtype.kind in "biuf" and v.size <= MAX_ITEMS:
+            out.append("__import__('numpy').allclose(__import__('numpy').asarray(%s, dtype=float), __import__('numpy').asarray(%s, dtype=float).reshape(%r), rtol=1e-6, atol=1e-9, equal_nan=True)"
+                       % (expr, py([float(x) for x in v.ravel().tolist()]), tuple(int(x) for x in v.shape)))
+        elif v.dtype.kind == "c" and v.size <= MAX_ITEMS:
+            out.append("__import__('numpy').allclose(__import__('numpy').abs(%s), %s, rtol=1e-6, atol=1e-9)" % (expr, py([abs(x) for x in v.ravel().tolist()])))
+        elif v.dtype.kind in "USO" and v.size <= MAX_ITEMS:
+            out.append("[str(_x) for _x in __import__('numpy').asarray(%s).ravel().tolist()] == %s" % (expr, py([str(x) for x in v.ravel().tolist()])))
+        return out
+    if tm == "pandas" and hasattr(v, "shape"):
+        out.append("tuple(%s.shape) == %r" % (expr, tuple(int(x) for x in v.shape)))
+        if hasattr(v, "columns"):
+            out.append("[str(_c) for _c in %s.columns] == %s" % (expr, py([str(c) for c in v.columns])))
+        if hasattr(v, "dtype"):
+            out.append("str(%s.dtype) == %r" % (expr, str(v.dtype)))
+        try:
+            import numpy as np
+            arr = np.asarray(v)
+            if arr.dtype.kind in "biuf" and arr.size <= MAX_ITEMS:
+                out.append("__import__('numpy').allclose(__import__('numpy').asarray(%s, dtype=float).ravel(), %s, rtol=1e-6, atol=1e-9, equal_nan=True)"
+                           % (expr, py([float(x) for x in arr.ravel().tolist()])))
+            elif arr.size <= MAX_ITEMS:
+                out.append("[str(_x) for _x in __import__('numpy').asarray(%s).ravel().tolist()] == %s" % (expr, py([str(x) for x in arr.ravel().tolist()])))
+        except Exception:
+            pass
+        return out
+    if isinstance(v, (int, float)) or (tm == "numpy" and hasattr(v, "item")):
+        try:
+            f = complex(v)
+            if math.isfinite(abs(f)):
+                out = ["isinstance(%s, (int, float, complex)) or type(%s).__module__ == 'numpy'" % (expr, expr)]
+                out.append("abs(complex(%s) - complex(%r)) <= 1e-6 * max(1.0, abs(complex(%r)))" % (expr, f, f))
+        except Exception:
+            pass
+        return out
+    if isinstance(v, str):
+        if len(v) <= 500:
+            out.append("%s == %r" % (expr, v))
+        else:
+            out.append("len(%s) == %d" % (expr, len(v)))
+        return out
+    if isinstance(v, (list, tuple)):
+        out.append("len(%s) == %d" % (expr, len(v)))
+        if depth < 2:
+            for i, item in enumerate(v[:4]):
+                out.extend(assertions("%s[%d]" % (expr, i), item, depth + 1))
+        return out
+    if isinstance(v, dict):
+        out.append("len(%s) == %d" % (expr, len(v)))
+        try:
+            keys = sorted(repr(k) for k in v)
+            out.append("sorted(repr(_k) for _k in %s) == %s" % (expr, py(keys)))
+        except Exception:
+            pass
+        return out
+    if isinstance(v, (set, frozenset)):
+        out.append("len(%s) == %d" % (expr, len(v)))
+        return out
+    if hasattr(v, "__len__") and not isinstance(v, type):
+        try:
+            out.append("len(%s) == %d" % (expr, len(v)))
+        except Exception:
+            pass
+    return out
+
+
+def holds(expr, ns):
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return bool(eval(expr, ns))
+    except Exception:
+        return False
+
+
+class Stub:
+    """Replaces the target (every alias) with a null stub while active."""
+
+    def __init__(self, api_name):
+        self.parent, self.leaf, self.orig = resolve(api_name)
+        self.patched = []
+
+    def __enter__(self):
+        orig = self.orig
+        if isinstance(orig, type):
+            def stub(*a, **k):
+                return None
+        else:
+            def stub(*a, **k):
+                return None
+        tops = {self.parent.__name__.split(".")[0] if hasattr(self.parent, "__name__") else "",
+                (getattr(orig, "__module__", None) or "").split(".")[0]}
+        for name, m in list(sys.modules.items()):
+            if m is None or name.split(".")[0] not in tops:
+                continue
+            try:
+                items = list(vars(m).items())
+            except Exception:
+                continue
+            for attr, val in items:
+                if val is orig:
+                    try:
+                        setattr(m, attr, stub)
+                        self.patched.append((m, attr))
+                    except Exception:
+                        pass
+        try:
+            if getattr(self.parent, self.leaf) is orig:
+                setattr(self.parent, self.leaf, stub)
+                self.patched.append((self.parent, self.leaf))
+        except Exception:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        for obj, attr in self.patched:
+            try:
+                setattr(obj, attr, self.orig)
+            except Exception:
+                pass
+        return False
+
+
+def names_in(node):
+    return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+
+
+def literal_kwargs(call):
+    out = []
+    for kw in call.keywords:
+        if kw.arg is None:
+            continue
+        try:
+            ast.literal_eval(kw.value)
+        except Exception:
+            continue
+        out.append("%s=%s" % (kw.arg, ast.unparse(kw.value)))
+    return out
+
+
+def build(api, code):
+    leaf = api["api_name"].rsplit(".", 1)[-1]
+    tree = ast.parse(code)
+    idx, call = find_target(tree, leaf)
+    if idx is None:
+        return None, "no top-level statement calls " + leaf
+    # Imports of the leaf itself belong to the answer, not the context.
+    ctx_stmts, own_imports = [], []
+    for s in tree.body[:idx]:
+        if isinstance(s, ast.ImportFrom) and any(a.name == leaf for a in s.names):
+            own_imports.append(s)
+        else:
+            ctx_stmts.append(s)
+    context = "\n".join(ast.unparse(s) for s in ctx_stmts)
+    call_src = ast.unparse(call)
+    masked = "\n".join([ast.unparse(s) for s in own_imports] + ["result = " + call_src])
+    ref = context + "\n" + masked if context else masked
+    # Variables of the context that the call uses (for the description).
+    defined = set()
+    for st in ctx_stmts:
+        for n in ast.walk(st):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                defined.add(n.id)
+    used = [n for n in names_in(call) if n in defined]
+    try:
+        ns1 = run(ref, {"__name__": "__main__"})
+        ns2 = run(ref, {"__name__": "__main__"})
+    except Exception as e:
+        return None, "reference failed: %s: %s" % (type(e).__name__, str(e)[:200])
+    if "result" not in ns1:
+        return None, "no result"
+    cands = assertions("result", ns1["result"])
+    try:
+        with Stub(api["api_name"]):
+            try:
+                nss = run(ref, {"__name__": "__main__"})
+            except Exception:
+                nss = None
+    except Exception as e:
+        return None, "stub failed: %s" % e
+    kept = []
+    for a in cands:
+        if not holds(a, ns1) or not holds(a, ns2):
+            continue
+        if nss is not None and "result" in nss and holds(a, nss):
+            continue
+        kept.append(a)
+    if not kept:
+        return None, "no assertion separates the reference from a null stub"
+    return {
+        "context": context,
+        "call": call_src,
+        "masked": masked,
+        "reference": ref,
+        "assertions": kept,
+        "inputs": used,
+        "kwargs": literal_kwargs(call),
+        "result_type": type(ns1["result"]).__module__.split(".")[0] + "." + type(ns1["result"]).__name__,
+    }, ""
+
+
+def main():
+    with open("/job/input.json") as f:
+        req = json.load(f)
+    out = []
+    for api in req["apis"]:
+        for i, code in enumerate(api["examples"]):
+            rec = {"api_name": api["api_name"], "example": i}
+            try:
+                task, why = build(api, code)
+            except SyntaxError as e:
+                task, why = None, "syntax error: %s" % e
+            except Exception:
+                task, why = None, "builder error: " + traceback.format_exc(limit=2)[-300:]
+            if task is None:
+                rec["skipped"] = why
+            else:
+                rec.update(task)
+            out.append(rec)
+            with open("/out/tasks.json", "w") as f:
+                json.dump(out, f)
+
+
+main()
