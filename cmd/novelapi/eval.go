@@ -23,8 +23,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 		Use:   "eval",
 		Short: "Evaluate predictions in sandboxes, merge shards and write reports",
 	}
-	cmd.AddCommand(newEvalRunCmd(g), newEvalMergeCmd(g), newEvalReportCmd(g))
-	// TODO: add newEvalRetrievalCmd(g) (eval_retrieval.go, index helper) once it exists.
+	cmd.AddCommand(newEvalRunCmd(g), newEvalMergeCmd(g), newEvalReportCmd(g), newEvalRetrievalCmd(g))
 	return cmd
 }
 
@@ -121,7 +120,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		}
 	}
 
-	runner, err := newRunner(ctx, cfg.backend)
+	runner, err := newRunner(ctx, g, cfg.backend)
 	if err != nil {
 		return err
 	}
@@ -143,14 +142,13 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 }
 
 // newRunner returns the sandbox backend named by --backend.
-func newRunner(ctx context.Context, backend string) (sandbox.Runner, error) {
+func newRunner(ctx context.Context, g *globals, backend string) (sandbox.Runner, error) {
 	switch backend {
-	case "", "auto", "bwrap":
-		return sandbox.NewBwrap(sandbox.BwrapConfig{})
-	case "docker":
-		return nil, fmt.Errorf("eval: backend docker: %w (not wired into eval yet; use bwrap)", sandbox.ErrUnavailable)
+	case sandbox.BackendAuto, sandbox.BackendBwrap, sandbox.BackendDocker:
+	default:
+		return nil, usagef("unknown --backend %q: want auto, bwrap or docker", backend)
 	}
-	return nil, usagef("unknown --backend %q: want auto, bwrap or docker", backend)
+	return sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: g.log})
 }
 
 // progressWriter returns stderr for the progress bar when it is a terminal

@@ -1,17 +1,196 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 )
 
+// embedderFlags select the index embedder (shared by index, search and
+// eval retrieval).
+type embedderFlags struct {
+	kind, url, model string
+	dim              int
+}
+
+func (f *embedderFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: hash (built-in, default), ollama or openai (OpenAI-compatible /embeddings)")
+	cmd.Flags().StringVar(&f.url, "embed-url", "", "embedding endpoint base URL (ollama default http://localhost:11434/api)")
+	cmd.Flags().StringVar(&f.model, "embed-model", "", "embedding model name for ollama/openai")
+	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, "dimension of the built-in hash embedder (default 384)")
+}
+
+// embedder returns the selected embedder, or nil for the default (the
+// built-in hash embedder, or the one an index records).
+func (f *embedderFlags) embedder() (index.Embedder, error) {
+	switch f.kind {
+	case "":
+		if f.dim > 0 {
+			return index.NewHashEmbedder(f.dim), nil
+		}
+		return nil, nil
+	case "hash":
+		return index.NewHashEmbedder(f.dim), nil
+	case "ollama":
+		if f.model == "" {
+			return nil, usagef("--embedder ollama needs --embed-model")
+		}
+		return index.NewOllamaEmbedder(f.model, f.url), nil
+	case "openai":
+		if f.model == "" || f.url == "" {
+			return nil, usagef("--embedder openai needs --embed-url and --embed-model")
+		}
+		return index.NewOpenAIEmbedder(f.url, "", f.model), nil
+	}
+	return nil, usagef("unknown --embedder %q (valid: hash, ollama, openai)", f.kind)
+}
+
+func defaultIndexDir(g *globals) string { return filepath.Join(g.home, "index") }
+
 func newIndexCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "index",
-		Short: "Build and inspect the retrieval index",
+		Short: "Build, extend and inspect the retrieval index",
+	}
+	cmd.AddCommand(newIndexBuildCmd(g, false), newIndexBuildCmd(g, true), newIndexStatsCmd(g))
+	return cmd
+}
+
+// readBundleFiles reads and concatenates bundle files; a corrupt line
+// fails with its file and line unless skipBad.
+func readBundleFiles(g *globals, paths []string, skipBad bool) ([]bundles.Bundle, error) {
+	var all []bundles.Bundle
+	for _, p := range paths {
+		bs, st, err := bundles.ReadBundles(p, bundles.ReadOptions{SkipBad: skipBad})
+		if err != nil {
+			return nil, fmt.Errorf("read bundles: %w (nothing indexed; the last good index is still served)", err)
+		}
+		for _, pe := range st.Bad {
+			g.log.Warn("skipped bad bundle line", "err", pe)
+		}
+		all = append(all, bs...)
+	}
+	return all, nil
+}
+
+func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
+	var (
+		files   []string
+		dir     string
+		skipBad bool
+		jsonOut bool
+		ef      embedderFlags
+	)
+	use, short := "build", "Build a new index from bundle files (atomic: readers of the old index keep working)"
+	if add {
+		use, short = "add", "Add or replace bundles in an existing index (atomic; only the new bundles are embedded)"
+	}
+	cmd := &cobra.Command{
+		Use:   use + " --bundles FILE... [--index DIR]",
+		Short: short,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("index: not implemented yet")
+			if len(files) == 0 {
+				return usagef("index %s needs --bundles FILE (repeatable or comma-separated)", use)
+			}
+			emb, err := ef.embedder()
+			if err != nil {
+				return err
+			}
+			bs, err := readBundleFiles(g, files, skipBad)
+			if err != nil {
+				return err
+			}
+			cfg := index.BuildConfig{Embedder: emb, Logger: g.log}
+			if !g.quiet {
+				cfg.Progress = g.stderr
+			}
+			run := index.Build
+			if add {
+				run = index.Add
+			}
+			m, err := run(cmd.Context(), dir, bs, cfg)
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				return writeJSON(g.stdout, m)
+			}
+			fmt.Fprintf(g.stdout, "%s: %d bundles, %d units, embedder %s (dim %d), generation %s\n",
+				dir, m.Bundles, m.Units, m.Embedder.ID, m.Embedder.Dim, m.Generation)
+			return nil
 		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&files, "bundles", nil, "bundles.jsonl file(s)")
+	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed bundle lines (with a warning) instead of failing")
+	f.BoolVar(&jsonOut, "json", false, "print the manifest as JSON")
+	ef.register(cmd)
+	return cmd
+}
+
+func newIndexStatsCmd(g *globals) *cobra.Command {
+	var (
+		dir     string
+		jsonOut bool
+		ef      embedderFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "stats [--index DIR] [--json]",
+		Short: "Report counts per library, version, component and novelty type, and the embedder",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			emb, err := ef.embedder()
+			if err != nil {
+				return err
+			}
+			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			s := ix.Stats()
+			if jsonOut {
+				return writeJSON(g.stdout, s)
+			}
+			w := g.stdout
+			fmt.Fprintf(w, "index %s (%s, built %s)\n", s.Dir, s.Generation, s.Created.Format("2006-01-02 15:04:05Z"))
+			fmt.Fprintf(w, "bundles %d, units %d, lexical scoring %s\n", s.Bundles, s.Units, s.Scoring)
+			fmt.Fprintf(w, "embedder %s (dim %d), vector search %s\n", s.Embedder.ID, s.Embedder.Dim, map[bool]string{true: "on", false: "off"}[s.VectorEnabled])
+			for _, lib := range slices.Sorted(mapsKeys(s.Libraries)) {
+				var vs []string
+				for _, v := range slices.Sorted(mapsKeys(s.Versions[lib])) {
+					vs = append(vs, fmt.Sprintf("%s: %d", v, s.Versions[lib][v]))
+				}
+				fmt.Fprintf(w, "  %-12s %5d  (%s)\n", lib, s.Libraries[lib], strings.Join(vs, ", "))
+			}
+			fmt.Fprintf(w, "components: S %d, E %d, M %d, C %d\n", s.Components["S"], s.Components["E"], s.Components["M"], s.Components["C"])
+			fmt.Fprintf(w, "novelty: new %d, modified %d\n", s.Novelty["new"], s.Novelty["modified"])
+			for _, n := range s.Notices {
+				fmt.Fprintf(w, "notice: %s\n", n)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	ef.register(cmd)
+	return cmd
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
 	}
 }

@@ -1,17 +1,80 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 )
 
 func newSearchCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "search",
-		Short: "Search the index",
+	var (
+		dir       string
+		q         index.Query
+		comps     []string
+		retriever string
+		condition string
+		jsonOut   bool
+		ef        embedderFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "search [--index DIR] [--library L] [--version V] [--components S,E] [--k 5] [--retriever hybrid|bm25|vector|paper] [--json] QUERY...",
+		Short: "Find the novel APIs matching a query in words or identifiers",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("search: not implemented yet")
+			emb, err := ef.embedder()
+			if err != nil {
+				return err
+			}
+			q.Text = strings.Join(args, " ")
+			q.Components = comps
+			q.Retriever = index.Retriever(retriever)
+			q.Condition = bundles.Condition(condition)
+			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			hits, err := ix.Search(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				if hits == nil {
+					hits = []index.Hit{}
+				}
+				return writeJSON(g.stdout, hits)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(g.stdout, "no results")
+				return nil
+			}
+			for _, h := range hits {
+				extra := ""
+				if h.Exact {
+					extra = "  exact"
+				}
+				if len(h.Chunks) > 0 {
+					extra += fmt.Sprintf("  %d chunk(s)", len(h.Chunks))
+				}
+				fmt.Fprintf(g.stdout, "%2d. %s  (%s %s, %s)  [%s]  %.4f%s\n", h.Rank, h.APIName, h.Library, h.Version,
+					h.Novelty, strings.Join(h.Components, " "), h.Score, extra)
+			}
+			return nil
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.StringVar(&q.Library, "library", "", "only this library")
+	f.StringVar(&q.Version, "version", "", "only this library version")
+	f.StringSliceVar(&comps, "components", nil, "only these components (S, E, M, C; comma-separated)")
+	f.IntVarP(&q.K, "k", "k", index.DefaultK, "number of APIs to return")
+	f.StringVar(&retriever, "retriever", string(index.Hybrid), "hybrid, bm25, vector or paper (the published dense-chunk baseline)")
+	f.StringVar(&condition, "condition", "Full", "knowledge condition rendered by --retriever paper")
+	f.BoolVar(&jsonOut, "json", false, "print hits as JSON")
+	ef.register(cmd)
+	return cmd
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
+)
+
+func newEvalRetrievalCmd(g *globals) *cobra.Command {
+	var (
+		tasks, queries, dir string
+		retrievers          []string
+		conditions          []string
+		jsonOut             bool
+		ef                  embedderFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "retrieval (--tasks tasks.jsonl | --queries queries.jsonl) [--index DIR] [--json]",
+		Short: "Measure hit@1, hit@5 and MRR of the target API per retriever, paper condition and library",
+		Long: `For each task the query is its description plus context code (novelapibench-protocol §6); a
+queries file has {"query", "api_name"} lines. Every retriever is run: hybrid, bm25, vector and the
+published paper baseline under each knowledge condition.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := tasks
+			if (tasks == "") == (queries == "") {
+				return usagef("eval retrieval needs exactly one of --tasks or --queries")
+			}
+			if path == "" {
+				path = queries
+			}
+			emb, err := ef.embedder()
+			if err != nil {
+				return err
+			}
+			qs, err := index.LoadEvalQueries(path)
+			if err != nil {
+				return err
+			}
+			cfg := index.EvalConfig{}
+			for _, r := range retrievers {
+				cfg.Retrievers = append(cfg.Retrievers, index.Retriever(r))
+			}
+			for _, c := range conditions {
+				pc, err := bundles.ParseCondition(c)
+				if err != nil {
+					return usagef("%v", err)
+				}
+				cfg.Conditions = append(cfg.Conditions, pc)
+			}
+			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			if !g.quiet {
+				var bar *progressbar.ProgressBar
+				cfg.Progress = func(done, total int) {
+					if bar == nil {
+						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(g.stderr), progressbar.OptionSetDescription("queries"),
+							progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+					}
+					bar.Set(done)
+				}
+			}
+			rep, err := index.Evaluate(cmd.Context(), ix, qs, cfg)
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				return writeJSON(g.stdout, rep)
+			}
+			fmt.Fprintf(g.stdout, "%d queries from %s", rep.Queries, path)
+			if len(rep.Missing) > 0 {
+				fmt.Fprintf(g.stdout, " (%d targets not in the index, counted as misses)", len(rep.Missing))
+			}
+			fmt.Fprintln(g.stdout)
+			fmt.Fprintf(g.stdout, "%-8s %-6s %-8s %5s %7s %7s %7s\n", "retriever", "cond", "library", "n", "hit@1", "hit@5", "MRR")
+			for _, r := range rep.Rows {
+				lib := r.Library
+				if lib == "" {
+					lib = "all"
+				}
+				fmt.Fprintf(g.stdout, "%-8s %-6s %-8s %5d %7.3f %7.3f %7.3f\n", r.Retriever, r.Condition, lib, r.N, r.HitAt1, r.HitAt5, r.MRR)
+			}
+			if h, ok := rep.Row(index.Hybrid, "", ""); ok {
+				if p, ok := rep.Row(index.Paper, "Full", ""); ok && p.HitAt5 > 0 {
+					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper(Full) hit@5 = %.2fx\n", h.HitAt5/p.HitAt5)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tasks, "tasks", "", "tasks.jsonl (protocol format)")
+	f.StringVar(&queries, "queries", "", `queries file: {"query", "api_name"} lines`)
+	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.StringSliceVar(&retrievers, "retrievers", nil, "retrievers to run (default all: hybrid,bm25,vector,paper)")
+	f.StringSliceVar(&conditions, "conditions", nil, "paper conditions (default all 11 non-none)")
+	f.BoolVar(&jsonOut, "json", false, "print the report as JSON")
+	ef.register(cmd)
+	return cmd
+}

@@ -1,0 +1,220 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// An EvalQuery is one retrieval-evaluation item: a query and the API it
+// should find. A queries file has {"query", "api_name"} lines (optionally
+// "library", "intent", "id"); a tasks file (novelapibench-protocol §1.3)
+// has task_id, api_name, library, domain, description and context_code,
+// and its query is f"{description}\n{context_code}" as in the protocol's
+// retrieval (§6).
+type EvalQuery struct {
+	ID      string `json:"id,omitempty"`
+	Query   string `json:"query"`
+	APIName string `json:"api_name"`
+	Library string `json:"library,omitempty"`
+	Domain  string `json:"domain,omitempty"`
+	Intent  string `json:"intent,omitempty"`
+
+	TaskID      string `json:"task_id,omitempty"`
+	Description string `json:"description,omitempty"`
+	ContextCode string `json:"context_code,omitempty"`
+}
+
+// LoadEvalQueries reads a queries or tasks JSONL file. A malformed line,
+// or one with neither query nor description, or without api_name, fails
+// with an error naming path and line.
+func LoadEvalQueries(path string) ([]EvalQuery, error) {
+	var out []EvalQuery
+	line := 0
+	for q, err := range bundles.ScanJSONL[EvalQuery](path) {
+		line++
+		if err != nil {
+			return nil, err
+		}
+		if q.Query == "" && q.Description != "" {
+			q.Query = q.Description + "\n" + q.ContextCode
+		}
+		if q.ID == "" {
+			q.ID = q.TaskID
+		}
+		if strings.TrimSpace(q.Query) == "" || q.APIName == "" {
+			return nil, fmt.Errorf("%s: record %d: needs api_name and either query or description", path, line)
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// EvalConfig configures [Evaluate]. The zero value evaluates every
+// retriever, and the paper baseline under every non-none condition.
+type EvalConfig struct {
+	Retrievers []Retriever           // nil = Retrievers
+	Conditions []bundles.Condition   // paper conditions; nil = all 11 non-none
+	Progress   func(done, total int) // nil = none
+}
+
+// An EvalRow holds the figures of one retriever (and paper condition) over
+// the queries of one library ("" = all).
+type EvalRow struct {
+	Retriever Retriever `json:"retriever"`
+	Condition string    `json:"condition,omitempty"` // paper only
+	Library   string    `json:"library"`             // "" = all libraries
+	N         int       `json:"n"`
+	HitAt1    float64   `json:"hit_at_1"`
+	HitAt5    float64   `json:"hit_at_5"`
+	MRR       float64   `json:"mrr"`
+}
+
+// An EvalReport is the outcome of [Evaluate].
+type EvalReport struct {
+	Queries int `json:"queries"`
+	// Missing counts queries whose target API is not in the index; they
+	// count as misses.
+	Missing []string  `json:"missing,omitempty"`
+	Rows    []EvalRow `json:"rows"`
+}
+
+// Row returns the row of retriever r, condition cond ("" unless paper) and
+// library lib ("" = all), and whether there is one.
+func (r *EvalReport) Row(ret Retriever, cond, lib string) (EvalRow, bool) {
+	for _, row := range r.Rows {
+		if row.Retriever == ret && row.Condition == cond && row.Library == lib {
+			return row, true
+		}
+	}
+	return EvalRow{}, false
+}
+
+// truncateUTF8 cuts s to at most n bytes at a rune boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Evaluate runs every query through each retriever and reports hit@1,
+// hit@5 and MRR of the target API per retriever (per condition for paper)
+// and per library. Queries carry no filters (as in the protocol), except
+// that the paper pool is the query's domain when it has one (§6). For
+// hybrid, bm25 and vector a rank is the API's position among up to MaxK
+// hits (MRR is 0 beyond); for paper it is the protocol's target_rank, the
+// rank of the API's first chunk in the full ranking. Queries longer than
+// MaxQueryBytes are cut there (the protocol's encoder also truncates).
+// Retrievers that cannot run (vector off) are skipped.
+func Evaluate(ctx context.Context, ix *Index, qs []EvalQuery, cfg EvalConfig) (*EvalReport, error) {
+	rets := cfg.Retrievers
+	if rets == nil {
+		rets = Retrievers
+	}
+	conds := cfg.Conditions
+	if conds == nil {
+		for _, c := range bundles.AllConditions() {
+			if c != bundles.CondNone {
+				conds = append(conds, c)
+			}
+		}
+	}
+	rep := &EvalReport{Queries: len(qs)}
+	// Resolve targets to canonical names and libraries.
+	targets := make([]string, len(qs))
+	libs := make([]string, len(qs))
+	for i, q := range qs {
+		targets[i], libs[i] = q.APIName, q.Library
+		if b, ok := ix.Bundle(q.APIName); ok {
+			targets[i] = b.APIName
+			if libs[i] == "" {
+				libs[i] = b.Library
+			}
+		} else {
+			rep.Missing = append(rep.Missing, q.APIName)
+			if libs[i] == "" {
+				libs[i] = bundles.TopLevel(q.APIName)
+			}
+		}
+	}
+	type cell struct {
+		ret  Retriever
+		cond string
+	}
+	var cells []cell
+	for _, r := range rets {
+		if (r == Vector || r == Paper) && !ix.VectorEnabled() {
+			continue
+		}
+		if r == Paper {
+			for _, c := range conds {
+				cells = append(cells, cell{r, string(c)})
+			}
+			continue
+		}
+		cells = append(cells, cell{r, ""})
+	}
+	total, done := len(cells)*len(qs), 0
+	for _, c := range cells {
+		ranks := make([]int, len(qs))
+		for i, q := range qs {
+			if err := ctx.Err(); err != nil {
+				return nil, context.Cause(ctx)
+			}
+			text := truncateUTF8(q.Query, MaxQueryBytes)
+			var err error
+			if c.ret == Paper {
+				ranks[i], err = ix.paperTargetRank(ctx, Query{Text: text, Retriever: Paper, Condition: bundles.Condition(c.cond), Domain: q.Domain}, targets[i])
+			} else {
+				var hits []Hit
+				hits, err = ix.Search(ctx, Query{Text: text, Retriever: c.ret, K: MaxK})
+				for _, h := range hits {
+					if h.APIName == targets[i] {
+						ranks[i] = h.Rank
+						break
+					}
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("query %d (%s): %w", i+1, q.APIName, err)
+			}
+			done++
+			if cfg.Progress != nil {
+				cfg.Progress(done, total)
+			}
+		}
+		libSet := slices.Compact(slices.Sorted(slices.Values(libs)))
+		for _, lib := range append([]string{""}, libSet...) {
+			row := EvalRow{Retriever: c.ret, Condition: c.cond, Library: lib}
+			for i := range qs {
+				if lib != "" && libs[i] != lib {
+					continue
+				}
+				row.N++
+				if r := ranks[i]; r > 0 {
+					if r == 1 {
+						row.HitAt1++
+					}
+					if r <= 5 {
+						row.HitAt5++
+					}
+					row.MRR += 1 / float64(r)
+				}
+			}
+			if row.N > 0 {
+				n := float64(row.N)
+				row.HitAt1, row.HitAt5, row.MRR = row.HitAt1/n, row.HitAt5/n, row.MRR/n
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep, nil
+}
