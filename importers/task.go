@@ -1,0 +1,144 @@
+package importers
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// A Task is one imported task: the protocol's task record
+// (novelapibench-protocol §1.3, [evalharness.Task]) plus the fields an
+// imported pool needs that the harness does not have yet. They are written
+// into tasks.jsonl next to the task's own fields and ignored by readers that
+// do not know them.
+type Task struct {
+	*evalharness.Task
+	// HiddenSetup is Python that must run after the import line [A] and
+	// before the target-API monitor [B] (§4.1) and is never shown in a
+	// prompt: CodeUpdateArena's update installation (the example's imports,
+	// the update's implementation and the setattr onto the package), which
+	// the monitor must find already installed to wrap it. "" for pools that
+	// do not patch the library.
+	HiddenSetup string `json:"hidden_setup,omitempty"`
+	// BundleVersion is the Provenance.Version of the task's bundle when
+	// several bundles share the task's api_name (CodeUpdateArena has up to
+	// six updates of numpy.sum); "" otherwise.
+	BundleVersion string `json:"bundle_version,omitempty"`
+	// Origin names the imported dataset ("codeupdatearena", "pricoder",
+	// "humaneval").
+	Origin string `json:"origin,omitempty"`
+	// Group is the dataset's own grouping of the task (the package for
+	// CodeUpdateArena), used for per-group figures.
+	Group string `json:"group,omitempty"`
+}
+
+// Files written by the importers into their output directory.
+const (
+	BundlesFile     = "bundles.jsonl"
+	TasksFile       = "tasks.jsonl"
+	ExpectedFile    = "expected_calls.jsonl"
+	ReferenceFile   = "reference_predictions.jsonl"
+	SkippedFile     = "skipped.jsonl"
+	ImportStatsFile = "import.json"
+)
+
+// noRecords returns the expected-call record of an imported task: status ok
+// with no records, so that evaluation runs the dataset's own tests without a
+// call-record check (§4.5). The dataset's tests decide correctness.
+func noRecords(t *evalharness.Task, source string) *evalharness.ExpectedCalls {
+	return &evalharness.ExpectedCalls{
+		TaskID: t.TaskID, APIName: t.APIName, Status: evalharness.CallsOK,
+		Expected: nil, ReferenceSource: "none", NRuns: 0,
+		Notes: []string{"imported from " + source + ": the dataset's unit tests decide; no call records"},
+	}
+}
+
+// ReferencePredictions returns one prediction per task whose single sample
+// is the task's reference completion (masked_region, else
+// reference_solution) in a python fence, for C1 runs: evaluating them
+// checks that every reference passes the harness (protocol §4.1
+// "Construction differences").
+func ReferencePredictions(tasks []*evalharness.Task) []*evalharness.Prediction {
+	out := make([]*evalharness.Prediction, 0, len(tasks))
+	for _, t := range tasks {
+		code := t.MaskedRegion
+		if strings.TrimSpace(code) == "" {
+			code = t.ReferenceSolution
+		}
+		out = append(out, &evalharness.Prediction{
+			TaskID: t.TaskID, APIName: t.APIName, Cell: "reference",
+			Samples: []string{"```python\n" + strings.TrimRight(code, "\n") + "\n```"},
+		})
+	}
+	return out
+}
+
+// A Skipped names a record the importer left out and why.
+type Skipped struct {
+	Line   int    `json:"line"`              // 1-based line of the input file
+	ID     string `json:"id"`                // the record's own id
+	Reason string `json:"reason"`            // why it was left out
+	Group  string `json:"group,omitempty"`   // dataset grouping (package)
+	TaskID string `json:"task_id,omitempty"` // the id it would have had
+}
+
+// Stats summarises one import.
+type Stats struct {
+	Origin   string         `json:"origin"`
+	Input    string         `json:"input"`
+	Bundles  int            `json:"bundles"`
+	Tasks    int            `json:"tasks"`
+	Skipped  int            `json:"skipped"`
+	PerGroup map[string]int `json:"tasks_per_group,omitempty"`
+	OutDir   string         `json:"out_dir"`
+}
+
+// writePool writes bundles, tasks, expected calls, reference predictions and
+// the skipped list into out (created if needed), each atomically.
+func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*evalharness.ExpectedCalls, skipped []Skipped) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if bs != nil {
+		if err := bundles.WriteBundles(filepath.Join(out, BundlesFile), bs); err != nil {
+			return err
+		}
+	}
+	if err := bundles.WriteJSONL(filepath.Join(out, TasksFile), tasks); err != nil {
+		return err
+	}
+	if err := evalharness.WriteExpectedCalls(filepath.Join(out, ExpectedFile), expected); err != nil {
+		return err
+	}
+	plain := make([]*evalharness.Task, len(tasks))
+	for i, t := range tasks {
+		plain[i] = t.Task
+	}
+	if err := bundles.WriteJSONL(filepath.Join(out, ReferenceFile), ReferencePredictions(plain)); err != nil {
+		return err
+	}
+	if skipped == nil {
+		skipped = []Skipped{}
+	}
+	return bundles.WriteJSONL(filepath.Join(out, SkippedFile), skipped)
+}
+
+var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeID maps s to a task id of letters, digits, '.', '_' and '-'.
+func safeID(s string) string {
+	return strings.Trim(unsafeID.ReplaceAllString(s, "_"), "_")
+}
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
+// writeFile writes data to dir/name atomically.
+func writeFile(dir, name string, data []byte) error {
+	return sandbox.WriteFileAtomic(filepath.Join(dir, name), data, 0o644)
+}
