@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -105,7 +106,9 @@ type RunConfig struct {
 	// Harness evaluates each sample; required.
 	Harness Evaluator
 	// EvaluatorVersion identifies the evaluator for eval_meta.json; "" means
-	// a hash of the expected call records (see [EvaluatorVersion]).
+	// a hash of the harness's embedded Python scripts and the expected call
+	// records (see [EvaluatorVersion]), the analogue of the protocol's hash
+	// over evaluator sources and expected_calls.jsonl (§1.8).
 	EvaluatorVersion string
 	// ClassifyFailures and Backend are recorded in eval_meta.json; they do
 	// not change what Run does (the Harness is configured by the caller).
@@ -220,7 +223,7 @@ func (cfg RunConfig) meta() EvalMeta {
 	v := cfg.EvaluatorVersion
 	if v == "" {
 		ids := slices.Sorted(maps.Keys(cfg.Expected))
-		var parts [][]byte
+		parts := embeddedScripts()
 		for _, id := range ids {
 			e := cfg.Expected[id]
 			parts = append(parts, []byte(id), []byte(e.Status))
@@ -604,4 +607,17 @@ func logProgress(log *slog.Logger, start time.Time, completed, total int) {
 		eta = time.Duration(float64(total-completed) / rate * float64(time.Second)).Round(time.Second).String()
 	}
 	log.Info("progress", "done", completed, "of", total, "tasks_per_s", fmt.Sprintf("%.2f", rate), "eta", eta)
+}
+
+// embeddedScripts returns the names and contents of the harness's embedded
+// Python (py/*.py), in name order, for the default evaluator version.
+func embeddedScripts() [][]byte {
+	var parts [][]byte
+	names, _ := fs.Glob(pyFS, "py/*.py")
+	slices.Sort(names)
+	for _, n := range names {
+		data, _ := fs.ReadFile(pyFS, n)
+		parts = append(parts, []byte(n), data)
+	}
+	return parts
 }
