@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// unstackTask is a real task on numpy.unstack (new in numpy 2.1), runnable
+// in the trixie-sci environment (numpy 2.2).
+func unstackTask(id string) *evalharness.Task {
+	return &evalharness.Task{
+		TaskID: id, APIName: "numpy.unstack", Library: "numpy", Domain: "data_science", Difficulty: "easy", Novelty: "new",
+		Description:       "Split the 2-D array x into its rows as a tuple of 1-D arrays, assigned to parts.",
+		ContextCode:       "import numpy as np\nx = np.arange(6).reshape(2, 3)",
+		MaskedRegion:      "parts = np.unstack(x)",
+		ReferenceSolution: "import numpy as np\nx = np.arange(6).reshape(2, 3)\nparts = np.unstack(x)",
+		TestHarness: evalharness.TestHarness{
+			SetupCode: evalharness.StockMonitor("numpy.unstack"),
+			ExecutionTest: "# --- target-API call check (auto-injected) ---\n" +
+				"assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
+				"assert _target_api_call_count[0] > 0, \"solution did not call target API\"\n" +
+				"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n" +
+				"assert len(parts) == 2 and parts[1].tolist() == [3, 4, 5], parts\n",
+			TargetAPI: "numpy.unstack", GenerationMethod: "execute_then_assert",
+		},
+	}
+}
+
+func writeJSONL(t *testing.T, path string, recs ...any) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, r := range recs {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEvalRun_RealSandbox runs `novelapi eval run` end to end in the real
+// sandbox: extraction, the recording monitor, the call-record check, the
+// taxonomy, results.jsonl, summary.json, then `eval report`.
+func TestEvalRun_RealSandbox(t *testing.T) {
+	sandboxtest.Runner(t)
+	sandboxtest.Env(t, "trixie-sci")
+	dir := t.TempDir()
+	responses := map[string]string{
+		"pass":      "```python\nparts = np.unstack(x)\n```",
+		"wrongapi":  "```python\nparts = tuple(x)\n```",
+		"wrongkw":   "```python\nparts = np.unstack(x, dim=0)\n```",
+		"assertion": "```python\nparts = np.unstack(x, axis=1)\n```",
+	}
+	var tasks, expected, preds []any
+	for _, id := range []string{"pass", "wrongapi", "wrongkw", "assertion"} {
+		tasks = append(tasks, unstackTask(id))
+		expected = append(expected, map[string]any{"task_id": id, "api_name": "numpy.unstack", "status": "ok",
+			"expected": []any{map[string]any{"kind": "call"}}, "reference_source": "masked_region", "n_runs": 4})
+		preds = append(preds, map[string]any{"task_id": id, "samples": []string{responses[id]}})
+	}
+	writeJSONL(t, filepath.Join(dir, "tasks.jsonl"), tasks...)
+	writeJSONL(t, filepath.Join(dir, "expected_calls.jsonl"), expected...)
+	writeJSONL(t, filepath.Join(dir, "predictions.jsonl"), preds...)
+	out := filepath.Join(dir, "run")
+	backend := os.Getenv(sandboxtest.BackendEnvVar)
+	if backend == "" {
+		backend = "auto"
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--home", sandboxtest.Home(), "eval", "run", "--tasks", filepath.Join(dir, "tasks.jsonl"),
+		"--predictions", filepath.Join(dir, "predictions.jsonl"), "--out", out, "--condition", "S_E", "--backend", backend, "--json"},
+		strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("eval run: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var s evalharness.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+		t.Fatalf("eval run --json: %v\n%s", err, stdout.String())
+	}
+	results, _, err := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]evalharness.TaskResult{}
+	for _, r := range results {
+		got[r.TaskID] = r
+	}
+	want := map[string]struct {
+		passed bool
+		label  string
+	}{
+		"pass":      {true, "Pass"},
+		"wrongapi":  {false, "WrongAPISelection"},
+		"wrongkw":   {false, "WrongParam"},
+		"assertion": {false, "WrongLogic"},
+	}
+	for id, w := range want {
+		r, ok := got[id]
+		if !ok {
+			t.Errorf("no result for %s", id)
+			continue
+		}
+		if r.Passed != w.passed || r.Label != w.label {
+			t.Errorf("%s: passed %v label %q (rule %s, %s; error %q); want %v %q", id, r.Passed, r.Label, r.Rule, r.Rationale, r.Error, w.passed, w.label)
+		}
+		if r.Condition != "S+E" {
+			t.Errorf("%s: condition %q; want S+E", id, r.Condition)
+		}
+	}
+	if s.N != 4 || s.Passed != 1 || len(s.InfraErrors) != 0 {
+		t.Errorf("summary: N %d passed %d infra %v; want 4, 1, none", s.N, s.Passed, s.InfraErrors)
+	}
+	if r := got["pass"]; !r.TargetCalled || !r.Executed {
+		t.Errorf("pass: target_called %v executed %v; want both", r.TargetCalled, r.Executed)
+	}
+
+	// A rerun resumes: nothing left to do, same summary.
+	stdout.Reset()
+	if code := run(t.Context(), []string{"--home", sandboxtest.Home(), "eval", "run", "--tasks", filepath.Join(dir, "tasks.jsonl"),
+		"--predictions", filepath.Join(dir, "predictions.jsonl"), "--out", out, "--condition", "S+E", "--backend", backend, "--json"},
+		strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("rerun: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if rs, _, _ := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile)); len(rs) != 4 {
+		t.Errorf("after rerun results.jsonl has %d records; want 4", len(rs))
+	}
+
+	if code := run(t.Context(), []string{"eval", "report", out}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("eval report: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	for _, f := range []string{evalharness.ReportMDFile, evalharness.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package evalharness_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// benchPool loads the pool named by $NOVELAPI_BENCH_TASKS (with
+// expected_calls.jsonl beside it) or, without it, builds n copies of a real
+// numpy.unstack task. The predictions are the tasks' own reference
+// completions (masked_region), so every sample runs the whole pipeline.
+func benchPool(b *testing.B, n int) ([]*evalharness.Task, map[string]*evalharness.ExpectedCalls, []*evalharness.Prediction) {
+	b.Helper()
+	var tasks []*evalharness.Task
+	var expected map[string]*evalharness.ExpectedCalls
+	if path := os.Getenv("NOVELAPI_BENCH_TASKS"); path != "" {
+		var err error
+		if tasks, err = evalharness.LoadTasks(path, evalharness.LoadOptions{SkipInvalid: true}); err != nil {
+			b.Fatal(err)
+		}
+		if expected, err = evalharness.LoadExpectedCalls(filepath.Join(filepath.Dir(path), "expected_calls.jsonl")); err != nil {
+			b.Fatal(err)
+		}
+		if n > 0 && n < len(tasks) {
+			tasks = tasks[:n]
+		}
+	} else {
+		expected = map[string]*evalharness.ExpectedCalls{}
+		for i := range n {
+			id := fmt.Sprintf("bench%04d", i)
+			tasks = append(tasks, benchTask(id))
+			expected[id] = &evalharness.ExpectedCalls{TaskID: id, APIName: "numpy.unstack", Status: evalharness.CallsOK,
+				Expected: nil, ReferenceSource: "masked_region", NRuns: 4}
+		}
+	}
+	preds := make([]*evalharness.Prediction, len(tasks))
+	for i, t := range tasks {
+		preds[i] = &evalharness.Prediction{TaskID: t.TaskID, Samples: []string{"```python\n" + t.MaskedRegion + "\n```"}}
+	}
+	return tasks, expected, preds
+}
+
+func benchTask(id string) *evalharness.Task {
+	return &evalharness.Task{
+		TaskID: id, APIName: "numpy.unstack", Library: "numpy", Domain: "data_science", Difficulty: "easy", Novelty: "new",
+		Description:       "Split the 2-D array x into its rows, assigned to parts.",
+		ContextCode:       "import numpy as np\nx = np.arange(6).reshape(2, 3)",
+		MaskedRegion:      "parts = np.unstack(x)",
+		ReferenceSolution: "import numpy as np\nx = np.arange(6).reshape(2, 3)\nparts = np.unstack(x)\nassert len(parts) == 2\n",
+		TestHarness: evalharness.TestHarness{
+			SetupCode: evalharness.StockMonitor("numpy.unstack"),
+			ExecutionTest: "# --- target-API call check (auto-injected) ---\n" +
+				"assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
+				"assert _target_api_call_count[0] > 0, \"solution did not call target API\"\n" +
+				"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n" +
+				"assert len(parts) == 2\n",
+			TargetAPI: "numpy.unstack",
+		},
+	}
+}
+
+// BenchmarkEvalRun measures `eval run` throughput (tasks/s with the default
+// workers, one greedy sample per task) on a real pool in the real sandbox,
+// next to the bare sandbox rate measured in the same process: each task's
+// reference_solution run directly, at the same concurrency, without
+// extraction, monitor, test or call-record check. harness_overhead is
+// bare rate / harness rate (1 means the harness adds nothing). Pool size:
+// $NOVELAPI_BENCH_N (default 32). Run through bench/eval.sh.
+func BenchmarkEvalRun(b *testing.B) {
+	runner := sandboxtest.Runner(b)
+	sandboxtest.Env(b, evalharness.DefaultEnvironment)
+	n := 32
+	if v := os.Getenv("NOVELAPI_BENCH_N"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	tasks, expected, preds := benchPool(b, n)
+	store := sandbox.OpenStore(sandboxtest.Home())
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: store, Log: runLog})
+	if err != nil {
+		b.Fatal(err)
+	}
+	workers := runtime.NumCPU()
+	b.ResetTimer()
+	var bareRate, runRate float64
+	var passed int
+	for range b.N {
+		bareRate = bareSandboxRate(b, runner, store, tasks, workers)
+		start := time.Now()
+		s, err := evalharness.Run(b.Context(), evalharness.RunConfig{Tasks: tasks, Expected: expected, Predictions: preds,
+			OutDir: b.TempDir(), Harness: h, Log: runLog})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runRate = float64(len(tasks)) / time.Since(start).Seconds()
+		passed = s.Passed
+	}
+	b.ReportMetric(runRate, "tasks/s")
+	b.ReportMetric(bareRate, "bare_runs/s")
+	b.ReportMetric(bareRate/runRate, "harness_overhead")
+	b.ReportMetric(float64(workers), "workers")
+	b.ReportMetric(float64(passed)/float64(len(tasks)), "pass@1")
+	b.Logf("%d tasks, %d workers (%s): eval run %.2f tasks/s, bare sandbox %.2f runs/s, overhead ×%.2f, pass@1 %d/%d",
+		len(tasks), workers, runner.Name(), runRate, bareRate, bareRate/runRate, passed, len(tasks))
+}
+
+// bareSandboxRate runs every task's reference_solution in its environment
+// with workers at once and returns runs per second.
+func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *sandbox.Store, tasks []*evalharness.Task, workers int) float64 {
+	b.Helper()
+	jobs := make(chan *evalharness.Task)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for t := range jobs {
+				name := t.Environment
+				if name == "" {
+					name = evalharness.DefaultEnvNames[t.Library]
+				}
+				if name == "" {
+					name = evalharness.DefaultEnvironment
+				}
+				env, err := store.Get(name)
+				if err == nil {
+					spec := sandbox.PythonSpec(env, []byte(t.ReferenceSolution))
+					spec.Limits.Wall = t.Timeout()
+					spec.Limits.Memory = evalharness.DefaultMemory
+					var res sandbox.Result
+					res, err = runner.Run(context.Background(), spec)
+					if err == nil && res.ExitCode != 0 {
+						err = fmt.Errorf("task %s: reference exited %d: %s", t.TaskID, res.ExitCode, res.Stderr)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, t := range tasks {
+		jobs <- t
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		b.Logf("bare run error (rate still measured): %v", firstErr)
+	}
+	return float64(len(tasks)) / time.Since(start).Seconds()
+}
