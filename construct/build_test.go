@@ -1,6 +1,10 @@
 package construct_test
 
 import (
+	"path/filepath"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox"
 	"strings"
 	"testing"
 
@@ -63,5 +67,44 @@ func TestBuildTasks_RealSandbox(t *testing.T) {
 	}
 	if len(byAPI["numpy.ones"]) != 0 || sum.Skipped["no top-level statement calls ones"] != 1 {
 		t.Errorf("numpy.ones example without a call: tasks %v, skipped %v", byAPI["numpy.ones"], sum.Skipped)
+	}
+}
+
+func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs[:1], Env: env, Runner: runner, Medium: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("C1: %+v", sum)
+	if sum.Passed != len(tasks) {
+		recs, _, _ := bundles.ReadJSONL[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), bundles.ReadOptions{})
+		for _, r := range recs {
+			if !r.Passed {
+				t.Errorf("C1 failed for %s (%s): %v", r.TaskID, r.APIName, *r.Error)
+			}
+		}
+	}
+	// Rerun resumes: nothing is appended twice.
+	if _, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := bundles.ReadJSONL[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), bundles.ReadOptions{})
+	if err != nil || len(recs) != len(tasks) {
+		t.Errorf("c1.jsonl has %d records after a rerun (err %v), want %d", len(recs), err, len(tasks))
 	}
 }
