@@ -598,3 +598,32 @@ func matchingChars(a, b []rune) int {
 	}
 	return best + matchingChars(a[:bi], b[:bj]) + matchingChars(a[bi+best:], b[bj+best:])
 }
+
+// SelectCandidates returns the candidates named in names, in the order of
+// cs; an empty names returns cs. Names matching no candidate give an error
+// listing them.
+func SelectCandidates(cs []Candidate, names []string) ([]Candidate, error) {
+	if len(names) == 0 {
+		return cs, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []Candidate
+	for _, c := range cs {
+		if want[c.APIName] {
+			out = append(out, c)
+			delete(want, c.APIName)
+		}
+	}
+	if len(want) > 0 {
+		missing := make([]string, 0, len(want))
+		for n := range want {
+			missing = append(missing, n)
+		}
+		slices.Sort(missing)
+		return out, fmt.Errorf("no candidate named %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}

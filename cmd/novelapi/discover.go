@@ -26,6 +26,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 		library, oldEnv, newEnv, out, backend string
 		noOld, asJSON                         bool
 		diff                                  bundles.DiffOptions
+		only                                  []string
 	)
 	cmd := &cobra.Command{
 		Use:   "discover --library LIB [--old-env ENV] [--new-env ENV] [--out candidates.jsonl]",
@@ -64,6 +65,9 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cands, err = bundles.SelectCandidates(cands, only); err != nil {
+				return fmt.Errorf("discover --api: %w", err)
+			}
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return err
 			}
@@ -91,6 +95,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 	f.BoolVar(&diff.KeepFiltered, "keep-filtered", false, "also write filtered APIs, marked extra.dropped_by")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	f.StringSliceVar(&only, "api", nil, "write only these candidates (comma-separated api_names; the summary still covers all)")
 	return cmd
 }
 

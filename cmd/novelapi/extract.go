@@ -17,6 +17,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 		candidates, envName, backend, endpoint, model string
 		skipBad, asJSON                               bool
 		cfg                                           bundles.ExtractConfig
+		only                                          []string
 	)
 	cmd := &cobra.Command{
 		Use:   "extract --candidates candidates.jsonl [--env ENV] [--out bundles.jsonl]",
@@ -34,6 +35,9 @@ func newExtractCmd(g *globals) *cobra.Command {
 			cands, stats, err := bundles.ReadCandidates(candidates, bundles.ReadOptions{SkipBad: skipBad})
 			if err != nil {
 				return err
+			}
+			if cands, err = bundles.SelectCandidates(cands, only); err != nil {
+				return fmt.Errorf("extract --api: %s: %w", candidates, err)
 			}
 			if stats.Skipped > 0 {
 				g.log.Warn("skipped malformed candidates", "file", candidates, "count", stats.Skipped)
@@ -103,6 +107,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.StringVar(&endpoint, "endpoint", os.Getenv("NOVELAPI_ENDPOINT"), "OpenAI-compatible endpoint for source-grounded M (optional)")
 	f.StringVar(&model, "model", "", "model name for --endpoint")
+	f.StringSliceVar(&only, "api", nil, "extract only these candidates (comma-separated api_names)")
 	return cmd
 }
 
