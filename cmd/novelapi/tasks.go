@@ -1,17 +1,137 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 func newTasksCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "tasks",
-		Short: "Build task pools",
+		Short: "Build task pools from bundles (Stage 3) and filter them (Stage 4)",
+	}
+	cmd.AddCommand(newTasksBuildCmd(g))
+	return cmd
+}
+
+type tasksBuildConfig struct {
+	bundles, env, out, backend string
+	maxExamples, workers       int
+	noMedium, noC1, skipBad    bool
+	json                       bool
+}
+
+func newTasksBuildCmd(g *globals) *cobra.Command {
+	var cfg tasksBuildConfig
+	cmd := &cobra.Command{
+		Use:   "build --bundles B --env ENV [--out tasks.jsonl]",
+		Short: "Build tasks from the bundles' executed examples, record reference calls and run C1",
+		Long: `Builds tasks offline from each bundle's executed examples (protocol §7 Stage 3): the context
+is the example's lines before the target call, the masked region assigns that call to result, and
+execution_test asserts what held on two reference runs and fails with a null stub of the target.
+Each task gets an easy and, where the call takes context variables, a medium variant.
+
+Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
+runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
+instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdicts already written.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("tasks: not implemented yet")
+			return runTasksBuild(cmd, g, cfg)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.bundles, "bundles", "", "bundles.jsonl with executed examples")
+	f.StringVar(&cfg.env, "env", "trixie-sci", "environment the examples run in (the new release)")
+	f.StringVar(&cfg.out, "out", "tasks.jsonl", "tasks.jsonl to write; expected_calls.jsonl, filters/ and instances/ go beside it")
+	f.StringVar(&cfg.backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	f.IntVar(&cfg.maxExamples, "max-examples", 2, "executed examples used per API")
+	f.IntVar(&cfg.workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
+	f.BoolVar(&cfg.noMedium, "no-medium", false, "build only easy tasks")
+	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
+	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
+	f.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
+	cmd.MarkFlagRequired("bundles")
+	return cmd
+}
+
+func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
+	ctx := cmd.Context()
+	bs, stats, err := bundles.ReadBundles(cfg.bundles, bundles.ReadOptions{SkipBad: cfg.skipBad})
+	if err != nil {
+		return err
+	}
+	if stats.Skipped > 0 {
+		g.log.Warn("skipped malformed bundle lines", "file", cfg.bundles, "skipped", stats.Skipped)
+	}
+	store := sandbox.OpenStore(g.home)
+	env, err := store.Get(cfg.env)
+	if err != nil {
+		return err
+	}
+	runner, err := newRunner(ctx, g, cfg.backend)
+	if err != nil {
+		return err
+	}
+	progress := progressWriter(g)
+	tasks, bsum, err := construct.BuildTasks(ctx, construct.BuildConfig{
+		Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium,
+		Workers: cfg.workers, Progress: progress, Log: g.log,
+	})
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(cfg.out); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := evalharness.WriteTasks(cfg.out, tasks); err != nil {
+		return err
+	}
+	out := struct {
+		Tasks string                 `json:"tasks"`
+		Build construct.BuildSummary `json:"build"`
+		C1    *construct.C1Summary   `json:"c1,omitempty"`
+	}{Tasks: cfg.out, Build: bsum}
+	if !cfg.noC1 {
+		h, err := evalharness.New(evalharness.Config{Runner: runner, Store: store, Log: g.log})
+		if err != nil {
+			return err
+		}
+		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{
+			Harness: h, Dir: filepath.Dir(cfg.out), Workers: cfg.workers, Progress: progress, Log: g.log,
+		})
+		if err != nil {
+			return err
+		}
+		out.C1 = &c1
+	}
+	if cfg.json {
+		return writeJSON(g.stdout, out)
+	}
+	fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks %v\n",
+		bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, bsum.ByDifficulty)
+	var reasons []string
+	for r := range bsum.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(g.stdout, "  skipped %4d  %s\n", bsum.Skipped[r], r)
+	}
+	if out.C1 != nil {
+		fmt.Fprintf(g.stdout, "C1: %d of %d tasks pass %v; call records %v -> %s\n",
+			out.C1.Passed, out.C1.Tasks, out.C1.ByLibrary, out.C1.CallStatus, out.C1.Instance)
+	}
+	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
+	return nil
 }
