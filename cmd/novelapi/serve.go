@@ -1,17 +1,84 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/sandbox"
 )
 
+// newServeCmd is `novelapi serve`: the MCP server on stdio (default) or
+// streamable HTTP + legacy SSE (--http). In stdio mode nothing but JSON-RPC
+// goes to stdout; logs go to stderr.
 func newServeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var (
+		cfg      mcpserver.Config
+		httpAddr string
+		backend  string
+		noExec   bool
+	)
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the MCP server",
+		Short: "Serve novel-API documentation, code checking and evaluation over MCP",
+		Long: `Serve the MCP server for coding agents (Claude Code, Claude Desktop, Cursor, VS Code).
+
+By default it speaks JSON-RPC on stdin/stdout (the agent starts the process);
+--http ADDR serves streamable HTTP at /mcp and the legacy SSE transport at /sse.
+The index opens in the background: initialize and tools/list answer at once.`,
+		Example: `  claude mcp add novelapi -- novelapi serve --index ~/.cache/novelapi/index
+  novelapi serve --index DIR --http 127.0.0.1:8080`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("serve: not implemented yet")
+			if cfg.IndexDir == "" {
+				cfg.IndexDir = filepath.Join(g.home, "index")
+			}
+			if cfg.Eval.RunsDir == "" {
+				cfg.Eval.RunsDir = filepath.Join(g.home, "runs", "mcp")
+			}
+			cfg.Logger = g.log
+			if !noExec {
+				home, log := g.home, g.log
+				cfg.Harness = func(ctx context.Context) (*evalharness.Harness, error) {
+					r, err := sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: log})
+					if err != nil {
+						return nil, err
+					}
+					return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+				}
+			}
+			return serve(cmd.Context(), g, cfg, httpAddr)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.IndexDir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
+	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP (/mcp) and legacy SSE (/sse) on ADDR, e.g. 127.0.0.1:8080, instead of stdio")
+	f.StringVar(&backend, "backend", "auto", "sandbox backend for check_code and evaluate: auto, bwrap or docker")
+	f.BoolVar(&noExec, "no-exec", false, "disable check_code and evaluate (no sandbox)")
+	f.StringVar(&cfg.Eval.TasksPath, "tasks", "", "default task pool (tasks.jsonl) for evaluate")
+	f.StringVar(&cfg.Eval.ExpectedPath, "expected", "", "reference call records (expected_calls.jsonl) for evaluate")
+	f.StringVar(&cfg.Eval.RunsDir, "runs", "", "directory for evaluate's runs (default $NOVELAPI_HOME/runs/mcp)")
+	f.IntVar(&cfg.Eval.Workers, "workers", 0, "tasks evaluated at once by evaluate (default: CPUs)")
+	f.DurationVar(&cfg.ReadyWait, "ready-wait", mcpserver.DefaultReadyWait, "how long a tool call waits for the index to load before answering \"not ready\"")
+	return cmd
+}
+
+// serve runs the server until ctx ends (or stdin closes in stdio mode).
+func serve(ctx context.Context, g *globals, cfg mcpserver.Config, httpAddr string) error {
+	if cfg.ReadyWait == 0 {
+		cfg.ReadyWait = -time.Nanosecond // flag given as 0: do not wait
+	}
+	s, err := mcpserver.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if httpAddr != "" {
+		return s.ServeHTTP(ctx, httpAddr, nil)
+	}
+	return s.ServeStdio(ctx, g.stdin, g.stdout)
 }

@@ -1,0 +1,172 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A packItem is one ranked API ready to pack: its header and rendered
+// components in priority order (S, E, M, C).
+type packItem struct {
+	name   string
+	header string
+	parts  []part
+}
+
+// size is the estimated tokens of the whole item.
+func (it packItem) size() int { return tokens(it.body(it.parts)) }
+
+func (it packItem) body(ps []part) string {
+	var sb strings.Builder
+	sb.WriteString("\n")
+	sb.WriteString(it.header)
+	for _, p := range ps {
+		sb.WriteString("\n")
+		sb.WriteString(p.text)
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// packed is the outcome of [pack].
+type packed struct {
+	text       string
+	included   []int          // item indices, in rank order
+	omitted    []int          // item indices left out
+	listed     []int          // the omitted items listed by handle
+	partsShown map[int][]part // what each included item shows
+	truncated  map[int]bool
+}
+
+// minListed is how many omitted items pack keeps room to list by handle.
+const minListed = 3
+
+// pack fits items into budget tokens, in rank order, across components
+// (mcp-anchors §3 item 5): whole items while they fit; if not even the first
+// fits, its header and components in priority order S, E, M, C, the last
+// one cut at a line boundary with a note saying how to fetch the rest. The
+// first item that does not fit and every item after it are omitted; a
+// closing section lists as many of them by handle as fit and counts the
+// rest. The text stays within budget by the stated estimator unless the
+// intro alone exceeds it.
+func pack(intro string, items []packItem, budget int) packed {
+	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}}
+	var sb strings.Builder
+	sb.WriteString(intro)
+	used := tokens(intro)
+	for i, it := range items {
+		if len(p.omitted) > 0 {
+			p.omitted = append(p.omitted, i)
+			continue
+		}
+		// Keep room for the closing section and a few handles of the rest.
+		rest := closingOverhead
+		for j := i + 1; j < min(len(items), i+1+minListed); j++ {
+			rest += tokens(omittedLine(items[j]))
+		}
+		full := it.body(it.parts)
+		if used+tokens(full)+rest <= budget {
+			sb.WriteString(full)
+			used += tokens(full)
+			p.included = append(p.included, i)
+			p.partsShown[i] = it.parts
+			continue
+		}
+		if len(p.included) > 0 {
+			p.omitted = append(p.omitted, i)
+			continue
+		}
+		// The first item alone is too big: show as much as fits.
+		shown, cut := fitParts(it, budget-used-rest)
+		body := it.body(shown)
+		sb.WriteString(body)
+		used += tokens(body)
+		p.included = append(p.included, i)
+		p.partsShown[i] = shown
+		p.truncated[i] = cut
+	}
+	room := budget - used - closingOverhead
+	for _, i := range p.omitted {
+		c := tokens(omittedLine(items[i]))
+		if c > room {
+			break
+		}
+		p.listed = append(p.listed, i)
+		room -= c
+	}
+	sb.WriteString(closing(items, p, budget, used))
+	p.text = sb.String()
+	return p
+}
+
+// fitParts returns the parts of it that fit in room tokens together with
+// its header, cutting the first part that does not fit at a line boundary.
+func fitParts(it packItem, room int) (shown []part, cut bool) {
+	used := tokens(it.body(nil))
+	for _, pt := range it.parts {
+		t := tokens("\n" + pt.text + "\n")
+		if used+t <= room {
+			shown = append(shown, pt)
+			used += t
+			continue
+		}
+		note := fmt.Sprintf("\n[… %s truncated to fit the budget; get_api(api_name=%q, components=[%q]) returns it whole]", pt.code, it.name, pt.code)
+		left := room - used - tokens(note) - 4
+		if left > 20 {
+			shown = append(shown, part{pt.code, cutText(pt.text, left*4) + note})
+		}
+		return shown, true
+	}
+	return shown, false
+}
+
+// cutText shortens s to at most n characters at a line boundary, closing
+// an open ``` fence.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	t := string(r[:n])
+	if i := strings.LastIndexByte(t, '\n'); i > 0 {
+		t = t[:i]
+	}
+	if strings.Count(t, "```")%2 == 1 {
+		t += "\n```"
+	}
+	return t
+}
+
+func omittedLine(it packItem) string {
+	return fmt.Sprintf("- %s (~%d tokens)\n", handleLine(it), it.size())
+}
+
+// handleLine extracts the handle from the item header.
+func handleLine(it packItem) string {
+	for line := range strings.SplitSeq(it.header, "\n") {
+		if h, ok := strings.CutPrefix(line, "handle: "); ok {
+			return h
+		}
+	}
+	return it.name
+}
+
+// closingOverhead bounds the tokens of closing's fixed text.
+const closingOverhead = 40
+
+// closing is the final section: the budget used and the omitted items.
+func closing(items []packItem, p packed, budget, used int) string {
+	var sb strings.Builder
+	if len(p.omitted) > 0 {
+		fmt.Fprintf(&sb, "\n%d more result(s) did not fit in %d tokens; fetch with get_api(api_name=<handle>) or raise max_tokens:\n", len(p.omitted), budget)
+		for _, i := range p.listed {
+			sb.WriteString(omittedLine(items[i]))
+		}
+		if n := len(p.omitted) - len(p.listed); n > 0 {
+			fmt.Fprintf(&sb, "(and %d more not listed)\n", n)
+		}
+	} else {
+		fmt.Fprintf(&sb, "\n(~%d of %d tokens used)\n", used, budget)
+	}
+	return sb.String()
+}

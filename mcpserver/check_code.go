@@ -1,0 +1,192 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/novelapi/novelapi/evalharness"
+)
+
+var checkParams = []param{
+	{name: "code", kind: "string", aliases: []string{"source", "script", "program", "snippet", "python", "completion"}},
+	{name: "api_name", kind: "string", aliases: []string{"name", "api", "symbol", "target", "target_api", "targetApi", "qualname", "function"}},
+	{name: "library", kind: "string", aliases: searchParams[1].aliases},
+}
+
+func checkCodeTool() mcp.Tool {
+	return mcp.NewTool("check_code",
+		mcp.WithDescription(`Run your Python code in an isolated sandbox with the target library installed at the indexed version, with a spy on the target API, and report: whether it ran without an exception, whether the target API was really called (and how often), the exception type and message, and a failure label (WrongAPISelection, WrongImport, WrongSyntax, WrongParam, WrongShapeDtype, WrongLogic, or Pass). Use it to verify a call to a novel API before you answer. The sandbox has no network and no access to the user's files; the code must be a complete, self-contained script (imports included) that exercises the API on small inline data. Runs take seconds.`),
+		mcp.WithString("code", mcp.Required(), mcp.Description(fmt.Sprintf("A complete Python script, imports included; at most %d bytes. Markdown fences are stripped.", MaxCodeBytes))),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`The fully qualified API the code must call ("numpy.unstack").`)),
+		mcp.WithString("library", mcp.Description(`Library of the API; default: taken from the index entry of api_name, else its top-level package.`)),
+		// The code runs in a throw-away sandbox without network: nothing
+		// outside it changes, and the same code gives the same verdict.
+		annotate("Check code in a sandbox", true, false, true, false),
+	)
+}
+
+// checkOut is check_code's structuredContent: the harness's CheckResult
+// plus what was checked.
+type checkOut struct {
+	APIName string `json:"api_name"`
+	Library string `json:"library"`
+	Version string `json:"version,omitempty"`
+	evalharness.CheckResult
+}
+
+func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := bindArgs("check_code", req.GetArguments(), checkParams)
+	if err != nil {
+		return toolError(err)
+	}
+	code, err := a.requireStr("code", 0)
+	if err != nil {
+		return toolError(err)
+	}
+	if len(code) > MaxCodeBytes {
+		return mcp.NewToolResultError(fmt.Sprintf("check_code: code is %d bytes; the limit is %d", len(code), MaxCodeBytes)), nil
+	}
+	code = stripFences(code)
+	rawName, err := a.requireStr("api_name", MaxQueryChars)
+	if err != nil {
+		return toolError(err)
+	}
+	library, err := a.str("library", 200)
+	if err != nil {
+		return toolError(err)
+	}
+	name, _ := parseHandle(rawName)
+	out := checkOut{APIName: name}
+
+	// Resolve the library from the index when it is loaded; check_code
+	// also works for APIs the index does not hold.
+	if st, cat, err := s.store(ctx); err == nil {
+		if b, _ := lookupAPI(st, cat, name, library); b != nil {
+			out.APIName, out.Library, out.Version = b.APIName, b.Library, bundleVersion(b)
+		}
+		if out.Library == "" && library != "" {
+			if lib, ok := cat.library(library); ok {
+				out.Library = lib
+			}
+		}
+	}
+	if out.Library == "" {
+		out.Library = library
+	}
+	if out.Library == "" {
+		out.Library = strings.SplitN(name, ".", 2)[0]
+	}
+
+	h, res := s.harnessResult(ctx)
+	if res != nil {
+		return res, nil
+	}
+	select {
+	case s.checkSem <- struct{}{}:
+		defer func() { <-s.checkSem }()
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	cr, err := h.CheckCode(ctx, code, out.APIName, out.Library)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		// The sandbox could not run the code (no environment for the
+		// library, backend down): the agent can do nothing about it but
+		// should know, so it is a tool error, not a protocol error.
+		return mcp.NewToolResultError(fmt.Sprintf("check_code: could not run the code for %s (library %s): %v", out.APIName, out.Library, err)), nil
+	}
+	out.CheckResult = cr
+	return mcp.NewToolResultStructured(out, checkText(out)), nil
+}
+
+// checkText is the agent-facing summary of a check.
+func checkText(o checkOut) string {
+	var sb strings.Builder
+	ver := ""
+	if o.Version != "" {
+		ver = " " + o.Version
+	}
+	fmt.Fprintf(&sb, "check_code for %s (library %s%s)\n", o.APIName, o.Library, ver)
+	fmt.Fprintf(&sb, "ran without exception: %v\n", o.Ran)
+	fmt.Fprintf(&sb, "target %s called: %v (%d call(s))", o.APIName, o.TargetCalled, o.Calls)
+	if !o.SpyInstalled {
+		sb.WriteString(" — the spy could not be installed: the target may not exist in this version")
+	}
+	sb.WriteString("\n")
+	if o.ExceptionType != "" {
+		fmt.Fprintf(&sb, "exception: %s: %s\n", o.ExceptionType, o.Message)
+	}
+	fmt.Fprintf(&sb, "label: %s", o.Label)
+	if o.Rationale != "" {
+		fmt.Fprintf(&sb, " — %s", o.Rationale)
+	}
+	sb.WriteString("\n")
+	switch {
+	case o.Ran && o.TargetCalled:
+		sb.WriteString("Verdict: OK — the code runs and really calls the target API.\n")
+	case o.Ran:
+		sb.WriteString("Verdict: the code runs but never calls the target API; fix the call (see get_api).\n")
+	default:
+		sb.WriteString("Verdict: the code fails; fix it using the exception above and the signature from get_api.\n")
+	}
+	if t := strings.TrimSpace(o.Stdout); t != "" {
+		fmt.Fprintf(&sb, "stdout (tail):\n%s\n", truncateTail(t, 800))
+	}
+	if t := strings.TrimSpace(o.Stderr); t != "" && !o.Ran {
+		fmt.Fprintf(&sb, "stderr (tail):\n%s\n", truncateTail(t, 1200))
+	}
+	return sb.String()
+}
+
+func truncateTail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n:])
+}
+
+// stripFences removes one surrounding ```python … ``` fence, which agents
+// often leave around code.
+func stripFences(code string) string {
+	t := strings.TrimSpace(code)
+	if !strings.HasPrefix(t, "```") {
+		return code
+	}
+	nl := strings.IndexByte(t, '\n')
+	if nl < 0 {
+		return code
+	}
+	t = t[nl+1:]
+	if i := strings.LastIndex(t, "```"); i >= 0 {
+		t = t[:i]
+	}
+	return t
+}
+
+// errNoHarness is answered when the server runs without code execution.
+var errNoHarness = errors.New("code execution is not configured on this server (start it with sandbox environments available)")
+
+// harnessResult builds the harness on first use and returns it, or a tool
+// result explaining why code cannot run.
+func (s *Server) harnessResult(ctx context.Context) (*evalharness.Harness, *mcp.CallToolResult) {
+	if s.cfg.Harness == nil {
+		return nil, mcp.NewToolResultError(errNoHarness.Error())
+	}
+	s.harnessOnce.Do(func() {
+		s.harness, s.harnessErr = s.cfg.Harness(context.WithoutCancel(ctx))
+		if s.harnessErr != nil {
+			s.log.Error("evaluation harness unavailable", "err", s.harnessErr)
+		}
+	})
+	if s.harnessErr != nil {
+		return nil, mcp.NewToolResultError("code execution is unavailable on this server: " + s.harnessErr.Error())
+	}
+	return s.harness, nil
+}

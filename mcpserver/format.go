@@ -1,0 +1,236 @@
+package mcpserver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// HandlePrefix starts every handle; a handle is also the URI of the API's
+// resource ("novelapi://api/numpy.unstack@2.2.4").
+const HandlePrefix = "novelapi://api/"
+
+// tokens estimates the tokens of s as ceil(characters/4), the estimator the
+// server states in its answers (mcp-anchors §3, "Numbers worth reusing").
+func tokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
+
+// handleOf returns the handle of a bundle: its resource URI with the
+// version, when it has one.
+func handleOf(b *bundles.Bundle) string {
+	if v := bundleVersion(b); v != "" {
+		return HandlePrefix + b.APIName + "@" + v
+	}
+	return HandlePrefix + b.APIName
+}
+
+// parseHandle accepts an API name or a handle and returns the name and the
+// version the handle pinned ("" when none).
+func parseHandle(s string) (name, version string) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, HandlePrefix) {
+		s = strings.TrimPrefix(s, HandlePrefix)
+		if i := strings.LastIndexByte(s, '@'); i >= 0 {
+			return s[:i], s[i+1:]
+		}
+		return s, ""
+	}
+	// "numpy.unstack()" or "`numpy.unstack`": agents decorate names.
+	s = strings.Trim(s, "`'\" ")
+	s = strings.TrimSuffix(s, "()")
+	return s, ""
+}
+
+// componentSynonyms maps words agents use to component codes.
+var componentSynonyms = map[string]string{
+	"signature": "S", "sig": "S", "surface": "S", "params": "S_param", "parameters": "S_param", "name": "S_name",
+	"example": "E", "examples": "E", "usage": "E",
+	"mechanism": "M", "explanation": "M", "background": "M", "docs": "M",
+	"implementation": "C", "source": "C", "code": "C", "impl": "C",
+}
+
+// parseComponentList parses the components argument: codes S, S_name,
+// S_param, E, M, C, condition strings ("S+E", "Full"), or the synonyms in
+// componentSynonyms. nil yields def. An unknown value is an argument error
+// naming the valid ones.
+func parseComponentList(tool string, list []string, def bundles.Components) (bundles.Components, error) {
+	if len(list) == 0 {
+		return def, nil
+	}
+	var c bundles.Components
+	for _, item := range list {
+		if syn, ok := componentSynonyms[strings.ToLower(strings.TrimSpace(item))]; ok {
+			item = syn
+		}
+		x, err := bundles.ParseComponents(item)
+		if err != nil {
+			return 0, argErrorf("%s: unknown component %q; valid components: S (signature: name and parameters), S_name, S_param, E (examples), M (mechanism), C (implementation source), or Full", tool, item)
+		}
+		c |= x
+	}
+	if c == 0 {
+		return 0, argErrorf("%s: components selects nothing; use e.g. [\"S\",\"E\"]", tool)
+	}
+	return c, nil
+}
+
+// A part is one rendered component of a bundle.
+type part struct {
+	code string // "S", "E", "M", "C"
+	text string
+}
+
+// renderParts renders the selected components of b one by one, in the
+// protocol's order (novelapibench-protocol §2.2); joining the texts with a
+// blank line gives exactly bundles.RenderComponents(b, comps). Empty
+// components are skipped.
+func renderParts(b *bundles.Bundle, comps bundles.Components) []part {
+	var out []part
+	for _, x := range []struct {
+		code string
+		mask bundles.Components
+	}{{"S", bundles.CompS}, {"E", bundles.CompE}, {"M", bundles.CompM}, {"C", bundles.CompC}} {
+		if sel := comps & x.mask; sel != 0 {
+			if t := bundles.RenderComponents(b, sel); t != "" {
+				out = append(out, part{x.code, t})
+			}
+		}
+	}
+	return out
+}
+
+// missingParts lists the selected components that b lacks (empty), so the
+// agent knows they were asked for and do not exist.
+func missingParts(b *bundles.Bundle, comps bundles.Components, got []part) []string {
+	var out []string
+	for _, x := range []struct {
+		code string
+		mask bundles.Components
+	}{{"S", bundles.CompS}, {"E", bundles.CompE}, {"M", bundles.CompM}, {"C", bundles.CompC}} {
+		if comps&x.mask == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(got, func(p part) bool { return p.code == x.code }) {
+			out = append(out, x.code)
+		}
+	}
+	return out
+}
+
+// provenance is the machine-readable origin of a served item (mcp-anchors
+// §3 item 6, scenario T5).
+type provenance struct {
+	Source      string            `json:"source,omitempty"` // file:line
+	Kind        string            `json:"kind,omitempty"`
+	Environment string            `json:"environment,omitempty"`
+	OldVersion  string            `json:"old_version,omitempty"`
+	Components  map[string]string `json:"components,omitempty"` // how each component was obtained
+	Hash        string            `json:"bundle_hash,omitempty"`
+	Origin      string            `json:"origin,omitempty"`
+}
+
+func provenanceOf(b *bundles.Bundle) provenance {
+	p := b.Provenance
+	if p == nil {
+		return provenance{Origin: "published bundle (no provenance recorded)", Hash: shortHash(b.ComputeHash())}
+	}
+	src := p.SourceFile
+	if src != "" && p.SourceLine > 0 {
+		src = fmt.Sprintf("%s:%d", src, p.SourceLine)
+	}
+	h := p.Hash
+	if h == "" {
+		h = b.ComputeHash()
+	}
+	return provenance{Source: src, Kind: p.Kind, Environment: p.Environment, OldVersion: p.OldVersion,
+		Components: p.Components, Hash: shortHash(h), Origin: p.Origin}
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// line renders p in one line for the text answer.
+func (p provenance) line() string {
+	var f []string
+	if p.Source != "" {
+		f = append(f, "source "+p.Source)
+	}
+	if p.Kind != "" {
+		f = append(f, p.Kind)
+	}
+	if len(p.Components) > 0 {
+		keys := make([]string, 0, len(p.Components))
+		for k := range p.Components {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var cs []string
+		for _, k := range keys {
+			cs = append(cs, k+"="+p.Components[k])
+		}
+		f = append(f, "obtained: "+strings.Join(cs, ", "))
+	}
+	if p.Environment != "" {
+		f = append(f, "env "+p.Environment)
+	}
+	if p.Origin != "" {
+		f = append(f, "origin "+p.Origin)
+	}
+	if p.Hash != "" {
+		f = append(f, "bundle "+p.Hash)
+	}
+	return strings.Join(f, " · ")
+}
+
+// novelty describes why the API is novel, in a few words.
+func novelty(b *bundles.Bundle) string {
+	old := ""
+	if b.Provenance != nil && b.Provenance.OldVersion != "" {
+		old = " since " + b.Provenance.OldVersion
+	}
+	if b.IsModified {
+		return "signature changed" + old
+	}
+	return "new API" + old
+}
+
+// itemHeader is the first lines of a served API: name, library, version
+// and match, novelty, handle, other import paths, provenance and (for
+// modified APIs) the previous signature.
+func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
+	var sb strings.Builder
+	if rank > 0 {
+		fmt.Fprintf(&sb, "### %d. %s\n", rank, b.APIName)
+	} else {
+		fmt.Fprintf(&sb, "### %s\n", b.APIName)
+	}
+	ver := bundleVersion(b)
+	if ver == "" {
+		ver = "unversioned"
+	}
+	match := vc.Match
+	if vc.Match == MatchExact || vc.Match == MatchRange {
+		match = vc.Note()
+	} else if vc.Match == MatchFallback {
+		match = "FALLBACK: requested " + vc.Requested + " is not available"
+	}
+	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", b.Library, ver, match, novelty(b))
+	fmt.Fprintf(&sb, "handle: %s\n", handleOf(b))
+	if names := b.Names(); len(names) > 1 {
+		fmt.Fprintf(&sb, "valid import paths: %s\n", strings.Join(names, ", "))
+	}
+	if line := provenanceOf(b).line(); line != "" {
+		fmt.Fprintf(&sb, "provenance: %s\n", line)
+	}
+	if b.IsModified && b.OldSignature != nil && *b.OldSignature != "" {
+		fmt.Fprintf(&sb, "previous signature: %s\n", *b.OldSignature)
+	}
+	return sb.String()
+}

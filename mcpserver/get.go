@@ -1,0 +1,224 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+var getParams = []param{
+	{name: "api_name", kind: "string", aliases: []string{"name", "api", "symbol", "qualname", "fully_qualified_name", "function", "id", "handle", "uri", "libraryId", "query"}},
+	{name: "components", kind: "strings", aliases: searchParams[3].aliases},
+	{name: "version", kind: "string", aliases: searchParams[2].aliases},
+	{name: "library", kind: "string", aliases: searchParams[1].aliases},
+	{name: "max_tokens", kind: "integer", aliases: searchParams[5].aliases},
+}
+
+// DefaultGetMaxTokens is get_api's budget: larger than search's, since the
+// agent asked for one API, still well under the 25k client cap.
+const DefaultGetMaxTokens = 8000
+
+func getTool() mcp.Tool {
+	return mcp.NewTool("get_api",
+		mcp.WithDescription(`Fetch the documentation of one novel Python API by name or by a handle from search_apis. Accepts any valid import path of the object (e.g. a re-export such as "numpy.unstack" vs its defining module). Returns the requested components (default S signature + E examples; M mechanism and C implementation source on request), the version served and whether it matched your version, the previous signature if it changed, all valid import paths, and provenance. An unknown name returns the nearest known names.`),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified name ("numpy.unstack", "pandas.DataFrame.case_when") or a handle ("novelapi://api/numpy.unstack@2.2.4").`)),
+		mcp.WithArray("components", mcp.Description(`Parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"]. Ask for C to see the implementation source.`),
+			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
+		mcp.WithString("version", mcp.Description(`Library version you target (exact, prefix, "2.x" or PEP 440 specifier). Omit for the latest indexed. If unavailable the answer says so, lists the available versions and labels what it serves as FALLBACK.`)),
+		mcp.WithString("library", mcp.Description(`Optional library name, to resolve a bare leaf name ("unstack" with library "numpy").`)),
+		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget (characters/4). Default %d; clamped to %d–%d.", DefaultGetMaxTokens, MinMaxTokens, MaxMaxTokens))),
+		annotate("Get one novel API", true, false, true, false),
+	)
+}
+
+// getOut is get_api's structuredContent.
+type getOut struct {
+	APIName      string        `json:"api_name"`
+	Requested    string        `json:"requested_name,omitempty"` // when it differs from api_name
+	ResolvedVia  string        `json:"resolved_via"`             // "name", "alias", "case", "library+leaf"
+	Library      string        `json:"library"`
+	Version      versionChoice `json:"version"`
+	Novelty      string        `json:"novelty"`
+	OldSignature *string       `json:"old_signature,omitempty"`
+	ImportPaths  []string      `json:"import_paths"`
+	Handle       string        `json:"handle"`
+	Components   string        `json:"components"`
+	Missing      string        `json:"missing,omitempty"`
+	Truncated    bool          `json:"truncated,omitempty"`
+	Provenance   provenance    `json:"provenance"`
+	Tokens       int           `json:"tokens"`
+}
+
+func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := bindArgs("get_api", req.GetArguments(), getParams)
+	if err != nil {
+		return toolError(err)
+	}
+	rawName, err := a.requireStr("api_name", MaxQueryChars)
+	if err != nil {
+		return toolError(err)
+	}
+	version, err := a.str("version", 200)
+	if err != nil {
+		return toolError(err)
+	}
+	library, err := a.str("library", 200)
+	if err != nil {
+		return toolError(err)
+	}
+	list, err := a.strs("components", 16)
+	if err != nil {
+		return toolError(err)
+	}
+	comps, err := parseComponentList("get_api", list, bundles.CompS|bundles.CompE)
+	if err != nil {
+		return toolError(err)
+	}
+	budget, err := a.integer("max_tokens", DefaultGetMaxTokens)
+	if err != nil {
+		return toolError(err)
+	}
+	var notes []string
+	if budget < MinMaxTokens || budget > MaxMaxTokens {
+		c := min(max(budget, MinMaxTokens), MaxMaxTokens)
+		notes = append(notes, fmt.Sprintf("max_tokens=%d clamped to %d", budget, c))
+		budget = c
+	}
+	st, cat, res := s.storeResult(ctx)
+	if res != nil {
+		return res, nil
+	}
+
+	name, pinned := parseHandle(rawName)
+	if version == "" {
+		version = pinned
+	}
+	b, via := lookupAPI(st, cat, name, library)
+	if b == nil {
+		return mcp.NewToolResultError(notFound(cat, name, library)), nil
+	}
+
+	b, vc, note := atVersion(st, cat, b, version)
+	if note != "" {
+		notes = append(notes, note)
+	} else if vc.Match == MatchFallback {
+		notes = append(notes, vc.Note())
+	}
+	out := getOut{APIName: b.APIName, ResolvedVia: via, Library: b.Library, Version: vc, Novelty: novelty(b),
+		ImportPaths: b.Names(), Handle: handleOf(b), Provenance: provenanceOf(b)}
+	if b.IsModified {
+		out.OldSignature = b.OldSignature
+	}
+	if name != b.APIName {
+		out.Requested = name
+		switch via {
+		case "alias":
+			notes = append(notes, fmt.Sprintf("%s is another import path of %s (the same object)", name, b.APIName))
+		default:
+			notes = append(notes, fmt.Sprintf("%q resolved to %s", name, b.APIName))
+		}
+	}
+	parts := renderParts(b, comps)
+	out.Missing = strings.Join(missingParts(b, comps, parts), "+")
+	if out.Missing != "" {
+		notes = append(notes, fmt.Sprintf("this bundle has no %s component", out.Missing))
+	}
+	var intro strings.Builder
+	for _, n := range notes {
+		intro.WriteString("NOTE: " + n + "\n")
+	}
+	item := packItem{name: b.APIName, header: itemHeader(0, b, vc), parts: parts}
+	textBudget := budget
+	var text string
+	for range 6 {
+		p := pack(intro.String(), []packItem{item}, textBudget)
+		out.Components, out.Truncated = codes(p.partsShown[0]), p.truncated[0]
+		text = p.text
+		total := tokens(text) + tokens(mustJSON(out)) + 8
+		if total <= budget {
+			out.Tokens = total
+			break
+		}
+		textBudget -= total - budget + 10
+	}
+	return mcp.NewToolResultStructured(out, text), nil
+}
+
+// lookupAPI finds a bundle by name, alias, case-insensitive name, or
+// library + leaf name. via says how.
+func lookupAPI(st Store, cat *catalog, name, library string) (*bundles.Bundle, string) {
+	if b, ok := st.Bundle(name, ""); ok {
+		if b.APIName == name {
+			return b, "name"
+		}
+		return b, "alias"
+	}
+	for _, n := range cat.allNames {
+		if strings.EqualFold(n, name) {
+			if b, ok := st.Bundle(n, ""); ok {
+				return b, "case"
+			}
+		}
+	}
+	if library != "" {
+		if lib, ok := cat.library(library); ok {
+			leaf := bundles.LeafName(name)
+			var found []string
+			for _, n := range cat.names {
+				if bundles.LeafName(n) == leaf && (bundles.TopLevel(n) == lib || strings.HasPrefix(n, lib+".")) {
+					found = append(found, n)
+				}
+			}
+			if len(found) == 1 {
+				if b, ok := st.Bundle(found[0], ""); ok {
+					return b, "library+leaf"
+				}
+			}
+		}
+	}
+	return nil, ""
+}
+
+// notFound is the near-miss answer for an unknown API (scenario T6).
+func notFound(cat *catalog, name, library string) string {
+	cands := cat.allNames
+	if library != "" {
+		if lib, ok := cat.library(library); ok {
+			cands = slices.DeleteFunc(slices.Clone(cands), func(n string) bool { return !strings.HasPrefix(n, lib+".") && bundles.TopLevel(n) != lib })
+		}
+	}
+	msg := fmt.Sprintf("get_api: no novel API named %q in this index.", name)
+	if near := nearest(name, cands, 5); len(near) > 0 {
+		msg += " Did you mean: " + strings.Join(near, ", ") + "?"
+	} else {
+		msg += " No similar names either; it may not be a novel API (then your own knowledge applies), or try search_apis with a description."
+	}
+	return msg
+}
+
+// atVersion resolves the requested version against b's library and returns
+// the bundle to serve and the choice. When the chosen library version lacks
+// this API (it is newer), the API's own latest version is served as a
+// labelled fallback and note explains it.
+func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string) (*bundles.Bundle, versionChoice, string) {
+	vc := resolveVersion(version, cat.versions(b.Library))
+	if vc.Served == bundleVersion(b) {
+		return b, vc, ""
+	}
+	if bb, ok := st.Bundle(b.APIName, vc.Served); ok {
+		return bb, vc, ""
+	}
+	mine := sortVersions(cat.apiVers[b.APIName])
+	if vc.Match == MatchFallback {
+		vc.Served = bundleVersion(b)
+		return b, vc, ""
+	}
+	note := fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
+		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", "))
+	return b, versionChoice{Requested: vc.Requested, Served: bundleVersion(b), Match: MatchFallback, Available: mine}, note
+}

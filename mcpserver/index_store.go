@@ -1,0 +1,96 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
+)
+
+// indexStore adapts an *index.Index to [Store].
+type indexStore struct {
+	ix *index.Index
+}
+
+var _ Store = indexStore{}
+
+// NewIndexStore wraps an open index; closing the Store closes it.
+func NewIndexStore(ix *index.Index) Store { return indexStore{ix} }
+
+// OpenIndex opens the index in dir (index.Open with the embedder recorded
+// in its manifest) as a Store. Notices, such as vector search being off,
+// go to log (nil means slog.Default()).
+func OpenIndex(ctx context.Context, dir string, log *slog.Logger) (Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(dir, index.OpenOptions{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return indexStore{ix}, nil
+}
+
+func (s indexStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	iq := index.Query{Text: q.Text, Library: q.Library, Version: q.Version, K: q.K}
+	for _, c := range []struct {
+		mask bundles.Components
+		name string
+	}{{bundles.CompS, index.CompS}, {bundles.CompE, index.CompE}, {bundles.CompM, index.CompM}, {bundles.CompC, index.CompC}} {
+		if q.Components&c.mask != 0 {
+			iq.Components = append(iq.Components, c.name)
+		}
+	}
+	hits, err := s.ix.Search(ctx, iq)
+	if err != nil {
+		if ae, ok := errors.AsType[*index.ArgError](err); ok {
+			return nil, argErrorf("search_apis: %v", ae)
+		}
+		if errors.Is(err, index.ErrEmptyQuery) || errors.Is(err, index.ErrQueryTooLong) {
+			return nil, argErrorf("search_apis: %v", err)
+		}
+		return nil, err
+	}
+	// Vectors always return neighbours; when neither the lexical leg nor a
+	// name matched, they are only that (mcp-anchors §4 T15).
+	weak := len(hits) > 0
+	for _, h := range hits {
+		weak = weak && !h.Exact
+	}
+	if weak {
+		lq := iq
+		lq.Retriever, lq.K = index.BM25, 1
+		lex, err := s.ix.Search(ctx, lq)
+		if err != nil {
+			return nil, err
+		}
+		weak = len(lex) == 0
+	}
+	out := make([]SearchHit, len(hits))
+	for i, h := range hits {
+		out[i] = SearchHit{APIName: h.APIName, Library: h.Library, Version: h.Version, Score: h.Score, Weak: weak}
+	}
+	return out, nil
+}
+
+func (s indexStore) Bundle(name, version string) (*bundles.Bundle, bool) {
+	return s.ix.BundleAt(name, version)
+}
+
+func (s indexStore) Bundles() []bundles.Bundle { return s.ix.Bundles() }
+
+func (s indexStore) Notices() []string {
+	var out []string
+	if !s.ix.VectorEnabled() {
+		out = append(out, "vector search is off; results are lexical (BM25 and exact names) only")
+	}
+	for _, n := range s.ix.Notices() {
+		out = append(out, fmt.Sprint(n))
+	}
+	return out
+}
+
+func (s indexStore) Close() error { return s.ix.Close() }

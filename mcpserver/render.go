@@ -1,0 +1,70 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+var renderParams = []param{
+	{name: "api_name", kind: "string", aliases: getParams[0].aliases},
+	{name: "condition", kind: "string", aliases: []string{"cond", "knowledge", "knowledge_condition", "components", "setting"}},
+}
+
+func renderTool() mcp.Tool {
+	var conds []string
+	for _, c := range bundles.AllConditions() {
+		conds = append(conds, string(c))
+	}
+	return mcp.NewTool("render_condition",
+		mcp.WithDescription(`Return the exact knowledge text of one API under one of the 12 NovelAPIBench knowledge conditions (novelapibench-protocol §2.2), byte for byte what the benchmark puts under "# Reference Documentation:" in its prompt. For prompt builders and experiments; to learn an API, use get_api instead.`),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified API name or handle.`)),
+		mcp.WithString("condition", mcp.Required(), mcp.Enum(conds...), mcp.Description(`One of: `+strings.Join(conds, ", ")+` (enum names such as S_E are accepted too).`)),
+		annotate("Render a knowledge condition", true, false, true, false),
+	)
+}
+
+// renderOut is render_condition's structuredContent.
+type renderOut struct {
+	APIName   string `json:"api_name"`
+	Condition string `json:"condition"`
+	Version   string `json:"version"`
+	Text      string `json:"text"`
+	Empty     bool   `json:"empty,omitempty"`
+}
+
+func (s *Server) handleRender(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := bindArgs("render_condition", req.GetArguments(), renderParams)
+	if err != nil {
+		return toolError(err)
+	}
+	rawName, err := a.requireStr("api_name", MaxQueryChars)
+	if err != nil {
+		return toolError(err)
+	}
+	condStr, err := a.requireStr("condition", 40)
+	if err != nil {
+		return toolError(err)
+	}
+	cond, err := bundles.ParseCondition(condStr)
+	if err != nil {
+		return mcp.NewToolResultError("render_condition: " + err.Error()), nil
+	}
+	st, cat, res := s.storeResult(ctx)
+	if res != nil {
+		return res, nil
+	}
+	name, _ := parseHandle(rawName)
+	b, _ := lookupAPI(st, cat, name, "")
+	if b == nil {
+		return mcp.NewToolResultError(notFound(cat, name, "")), nil
+	}
+	text := bundles.Render(b, cond)
+	out := renderOut{APIName: b.APIName, Condition: string(cond), Version: bundleVersion(b), Text: text, Empty: text == ""}
+	// The text content is the rendering itself, nothing added, so a prompt
+	// builder can use it verbatim; the manifest is in structuredContent.
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: out}, nil
+}

@@ -1,0 +1,361 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+var searchParams = []param{
+	{name: "query", kind: "string", aliases: []string{"q", "question", "userQuery", "text", "search", "searchQuery", "topic", "prompt", "keywords", "task"}},
+	{name: "library", kind: "string", aliases: []string{"libraryName", "lib", "libraryId", "library_id", "package", "packageName", "pkg", "module", "distribution"}},
+	{name: "version", kind: "string", aliases: []string{"libraryVersion", "ver", "targetVersion", "version_spec", "versionSpec"}},
+	{name: "components", kind: "strings", aliases: []string{"component", "parts", "part", "sections", "include", "fields", "kinds"}},
+	{name: "k", kind: "integer", aliases: []string{"limit", "top_k", "topK", "n", "count", "max_results", "maxResults", "num_results", "results"}},
+	{name: "max_tokens", kind: "integer", aliases: []string{"tokens", "maxTokens", "token_budget", "tokenBudget", "budget"}},
+}
+
+func searchTool() mcp.Tool {
+	return mcp.NewTool("search_apis",
+		mcp.WithDescription(`Search the documentation of NOVEL Python APIs: functions and classes that were added, or whose signature changed, in recent library releases, so your training data may not know them. Use it before writing code that calls a recent API, or when unsure whether an API exists or what its parameters are.
+
+Returns ranked APIs, each with: library, the version served and whether it matched the version you asked for (exact / range / fallback), why it is novel (new or signature changed, with the previous signature), provenance, a handle for get_api, and the requested components:
+  S = signature (qualified name + parameters with types, defaults, descriptions) — ground truth from introspection
+  E = runnable usage examples
+  M = mechanism (what it does and how, in prose)
+  C = implementation source (long; ask only when S+E are not enough)
+Default components: S and E. Output fits a token budget (max_tokens, default 4000, estimated as characters/4); results that did not fit are listed by handle, fetch them with get_api. No match gives a short answer with the nearest API names.`),
+		mcp.WithString("query", mcp.Required(), mcp.Description(`What you need: an API name ("numpy.unstack", "read_csv dtype_backend") or a task in words ("split an array along an axis into a tuple"). At most 2000 characters.`)),
+		mcp.WithString("library", mcp.Description(`Restrict to one library, by import or distribution name ("numpy", "scipy", "sklearn" or "scikit-learn"). Omit to search all; list_libraries shows what is indexed.`)),
+		mcp.WithString("version", mcp.Description(`Library version you target: exact ("2.2.4", "2.0.0rc1"), prefix ("2.2"), X-range ("2.x") or PEP 440 specifier ("~=2.1", ">=1.26,<2"). Omit for the latest release indexed. If nothing matches, the latest is served and labelled FALLBACK.`)),
+		mcp.WithArray("components", mcp.Description(`Which parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"].`),
+			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
+		mcp.WithInteger("k", mcp.Description(fmt.Sprintf("Number of APIs to return, 1–%d; default %d.", MaxK, DefaultK))),
+		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget for the whole answer (characters/4). Default %d; values outside %d–%d are clamped, never rejected.", DefaultMaxTokens, MinMaxTokens, MaxMaxTokens))),
+		annotate("Search novel Python APIs", true, false, true, false),
+	)
+}
+
+// searchItem is one served API in the structured manifest.
+type searchItem struct {
+	Rank       int     `json:"rank"`
+	APIName    string  `json:"api_name"`
+	Library    string  `json:"library"`
+	Version    string  `json:"version"`
+	Match      string  `json:"match"`
+	Handle     string  `json:"handle"`
+	Score      float64 `json:"score"`
+	Components string  `json:"components"`          // what was included, e.g. "S+E"
+	Missing    string  `json:"missing,omitempty"`   // selected but absent from the bundle
+	Truncated  bool    `json:"truncated,omitempty"` // a component was cut to fit the budget
+}
+
+// omittedItem is a ranked API left out for the budget.
+type omittedItem struct {
+	APIName string `json:"api_name"`
+	Handle  string `json:"handle"`
+}
+
+// searchOut is search_apis' structuredContent: the manifest of the answer.
+// The text content carries the documentation itself.
+type searchOut struct {
+	Query       string         `json:"query"`
+	Library     string         `json:"library,omitempty"`
+	Version     *versionChoice `json:"version,omitempty"`
+	Components  string         `json:"components"`
+	MaxTokens   int            `json:"max_tokens"`
+	Tokens      int            `json:"tokens"` // estimate of the whole answer, text plus this manifest
+	Estimator   string         `json:"estimator"`
+	Notes       []string       `json:"notes,omitempty"`
+	Results     []searchItem   `json:"results"`
+	Omitted     []omittedItem  `json:"omitted,omitempty"`      // listed by handle
+	OmittedMore int            `json:"omitted_more,omitempty"` // further results left out and not listed
+	Suggestions []string       `json:"suggestions,omitempty"`  // near-miss names (no hit)
+	Neighbours  []string       `json:"neighbours,omitempty"`   // vector-only neighbours (no hit)
+}
+
+// searchReq is search_apis' bound arguments.
+type searchReq struct {
+	query, library, version string
+	comps                   bundles.Components
+	k, maxTokens            int
+	notes                   []string
+}
+
+func parseSearch(raw map[string]any) (searchReq, error) {
+	a, err := bindArgs("search_apis", raw, searchParams)
+	if err != nil {
+		return searchReq{}, err
+	}
+	var r searchReq
+	if r.query, err = a.requireStr("query", MaxQueryChars); err != nil {
+		return r, err
+	}
+	if r.library, err = a.str("library", 200); err != nil {
+		return r, err
+	}
+	if r.version, err = a.str("version", 200); err != nil {
+		return r, err
+	}
+	list, err := a.strs("components", 16)
+	if err != nil {
+		return r, err
+	}
+	if r.comps, err = parseComponentList("search_apis", list, bundles.CompS|bundles.CompE); err != nil {
+		return r, err
+	}
+	if r.k, err = a.integer("k", DefaultK); err != nil {
+		return r, err
+	}
+	if r.k < 1 || r.k > MaxK {
+		c := min(max(r.k, 1), MaxK)
+		r.notes = append(r.notes, fmt.Sprintf("k=%d clamped to %d", r.k, c))
+		r.k = c
+	}
+	if r.maxTokens, err = a.integer("max_tokens", DefaultMaxTokens); err != nil {
+		return r, err
+	}
+	if r.maxTokens < MinMaxTokens || r.maxTokens > MaxMaxTokens {
+		c := min(max(r.maxTokens, MinMaxTokens), MaxMaxTokens)
+		r.notes = append(r.notes, fmt.Sprintf("max_tokens=%d clamped to %d", r.maxTokens, c))
+		r.maxTokens = c
+	}
+	return r, nil
+}
+
+func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	r, err := parseSearch(req.GetArguments())
+	if err != nil {
+		return toolError(err)
+	}
+	st, cat, res := s.storeResult(ctx)
+	if res != nil {
+		return res, nil
+	}
+	return s.search(ctx, st, cat, r)
+}
+
+// search runs one search_apis call on a loaded store.
+func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq) (*mcp.CallToolResult, error) {
+	out := searchOut{Query: r.query, Components: r.comps.String(), MaxTokens: r.maxTokens,
+		Estimator: "ceil(characters/4) over text and this manifest", Notes: r.notes}
+
+	q := SearchQuery{Text: r.query, K: r.k}
+	choices := map[string]versionChoice{} // per library
+	if r.library != "" {
+		lib, ok := cat.library(r.library)
+		if !ok {
+			msg := fmt.Sprintf("search_apis: no library %q in this index. Indexed: %s.", r.library, cat.librarySummary())
+			if near := nearest(r.library, cat.libKeys, 3); len(near) > 0 {
+				msg += " Did you mean: " + strings.Join(near, ", ") + "?"
+			}
+			return mcp.NewToolResultError(msg), nil
+		}
+		vc := resolveVersion(r.version, cat.versions(lib))
+		choices[lib] = vc
+		out.Library, out.Version = lib, &vc
+		q.Library, q.Version = lib, vc.Served
+		if lib != r.library {
+			out.Notes = append(out.Notes, fmt.Sprintf("library %q resolved to %q", r.library, lib))
+		}
+	} else {
+		// Over-fetch: hits of versions other than the one chosen for their
+		// library are dropped below.
+		q.K = min(r.k*3, 3*MaxK)
+	}
+	hits, err := st.Search(ctx, q)
+	if err != nil {
+		if _, ok := errors.AsType[*argError](err); ok {
+			return toolError(err)
+		}
+		return nil, fmt.Errorf("search %q: %w", r.query, err)
+	}
+	out.Notes = append(out.Notes, st.Notices()...)
+
+	type item struct {
+		b     *bundles.Bundle
+		hit   SearchHit
+		vc    versionChoice
+		parts []part
+	}
+	var items []item
+	var neighbours []string
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if h.Weak {
+			if !slices.Contains(neighbours, h.APIName) && len(neighbours) < 5 {
+				neighbours = append(neighbours, h.APIName)
+			}
+			continue
+		}
+		vc, ok := choices[h.Library]
+		if !ok {
+			vc = resolveVersion(r.version, cat.versions(h.Library))
+			choices[h.Library] = vc
+		}
+		if h.Version != vc.Served || seen[h.APIName] {
+			continue
+		}
+		b, ok := st.Bundle(h.APIName, h.Version)
+		if !ok || b.Library != h.Library || bundleVersion(b) != h.Version {
+			continue
+		}
+		seen[h.APIName] = true
+		items = append(items, item{b: b, hit: h, vc: vc, parts: renderParts(b, r.comps)})
+		if len(items) == r.k {
+			break
+		}
+	}
+	if r.library == "" && r.version != "" {
+		var fb []string
+		for lib, vc := range choices {
+			if vc.Match == MatchFallback {
+				fb = append(fb, lib+": "+vc.Note())
+			}
+		}
+		slices.Sort(fb)
+		out.Notes = append(out.Notes, fb...)
+	} else if out.Version != nil && out.Version.Match == MatchFallback {
+		out.Notes = append(out.Notes, out.Library+": "+out.Version.Note())
+	}
+
+	if len(items) == 0 {
+		return s.noHits(cat, r, out, neighbours), nil
+	}
+
+	packed := make([]packItem, len(items))
+	for i, it := range items {
+		packed[i] = packItem{header: itemHeader(i+1, it.b, it.vc), parts: it.parts, name: it.b.APIName}
+	}
+	intro := fmt.Sprintf("%d novel API(s) for %q", len(items), r.query)
+	if out.Library != "" {
+		intro += " in " + out.Library
+	}
+	intro += fmt.Sprintf(" · components %s · budget %d tokens (characters/4)\n", out.Components, r.maxTokens)
+	for _, n := range out.Notes {
+		intro += "NOTE: " + n + "\n"
+	}
+
+	textBudget := r.maxTokens
+	var text string
+	for range 6 {
+		p := pack(intro, packed, textBudget)
+		out.Results, out.Omitted = nil, nil
+		for _, i := range p.included {
+			it := items[i]
+			si := searchItem{Rank: i + 1, APIName: it.b.APIName, Library: it.b.Library, Version: bundleVersion(it.b),
+				Match: it.vc.Match, Handle: handleOf(it.b), Score: round3(it.hit.Score),
+				Components: codes(p.partsShown[i]), Truncated: p.truncated[i]}
+			si.Missing = strings.Join(missingParts(it.b, r.comps, it.parts), "+")
+			out.Results = append(out.Results, si)
+		}
+		for _, i := range p.listed {
+			out.Omitted = append(out.Omitted, omittedItem{APIName: items[i].b.APIName, Handle: handleOf(items[i].b)})
+		}
+		out.OmittedMore = len(p.omitted) - len(p.listed)
+		text = p.text
+		total := tokens(text) + tokens(mustJSON(out)) + 8 // 8: the tokens field itself
+		if total <= r.maxTokens {
+			out.Tokens = total
+			break
+		}
+		textBudget -= total - r.maxTokens + 10
+	}
+	if out.Tokens == 0 {
+		out.Tokens = tokens(text) + tokens(mustJSON(out))
+	}
+	return mcp.NewToolResultStructured(out, text), nil
+}
+
+// noHits is the short answer when nothing matched (scenario T15): nearest
+// names, never a dump.
+func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []string) *mcp.CallToolResult {
+	cands := cat.allNames
+	if out.Library != "" {
+		cands = slices.DeleteFunc(slices.Clone(cands), func(n string) bool {
+			return bundles.TopLevel(n) != out.Library && !strings.HasPrefix(n, out.Library+".")
+		})
+		if len(cands) == 0 {
+			cands = cat.allNames
+		}
+	}
+	out.Suggestions = suggest(r.query, cands, 5)
+	for _, n := range neighbours {
+		if !slices.Contains(out.Suggestions, n) {
+			out.Neighbours = append(out.Neighbours, n)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "No novel API matched %q", r.query)
+	if out.Library != "" {
+		fmt.Fprintf(&sb, " in %s", out.Library)
+		if out.Version != nil && out.Version.Served != "" {
+			fmt.Fprintf(&sb, " %s", out.Version.Served)
+		}
+	}
+	sb.WriteString(".\n")
+	for _, n := range out.Notes {
+		sb.WriteString("NOTE: " + n + "\n")
+	}
+	if len(out.Suggestions) > 0 {
+		fmt.Fprintf(&sb, "Nearest API names: %s. Call get_api with one of them, or search again with different words.\n", strings.Join(out.Suggestions, ", "))
+	} else {
+		sb.WriteString("No similar API names either. The API may not be novel (then your own knowledge applies) or its library is not indexed.\n")
+	}
+	if len(out.Neighbours) > 0 {
+		fmt.Fprintf(&sb, "Loosely related by vector similarity only (no word or name matched): %s.\n", strings.Join(out.Neighbours, ", "))
+	}
+	fmt.Fprintf(&sb, "Indexed libraries: %s.\n", truncate(cat.librarySummary(), 600))
+	out.Results = []searchItem{}
+	text := sb.String()
+	out.Tokens = tokens(text) + tokens(mustJSON(out))
+	return mcp.NewToolResultStructured(out, text)
+}
+
+// suggest returns names near the query or near any identifier-like word in
+// it.
+func suggest(query string, cands []string, n int) []string {
+	out := nearest(query, cands, n)
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if len(out) >= n || len(w) < 4 {
+			continue
+		}
+		for _, x := range nearest(w, cands, n) {
+			if !slices.Contains(out, x) && len(out) < n {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+func codes(ps []part) string {
+	var cs []string
+	for _, p := range ps {
+		cs = append(cs, p.code)
+	}
+	if len(cs) == 0 {
+		return "none"
+	}
+	return strings.Join(cs, "+")
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own plain structs are marshalled
+	}
+	return string(b)
+}

@@ -1,0 +1,247 @@
+package mcpserver
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/novelapi/novelapi/evalharness"
+)
+
+//go:embed instructions.md
+var instructions string
+
+// Defaults for [Config].
+const (
+	DefaultName       = "novelapi"
+	DefaultReadyWait  = 5 * time.Second // how long a tool call waits for the index
+	DefaultMaxTokens  = 4000            // search_apis budget (mcp-anchors §3 item 5)
+	MinMaxTokens      = 500
+	MaxMaxTokens      = 20000 // well under the 25k client cap (mcp-anchors §3 item 5)
+	DefaultK          = 5
+	MaxK              = 20
+	DefaultCheckLimit = 2 // concurrent check_code sandbox runs
+)
+
+// Config configures a [Server]. The zero value is not useful: set IndexDir
+// or Open.
+type Config struct {
+	// IndexDir is the index directory (written by `novelapi index`), opened
+	// in the background by [New]. Ignored when Open is set.
+	IndexDir string
+	// Open, when non-nil, replaces opening IndexDir. It runs once, in the
+	// background; tests pass an index they built.
+	Open func(ctx context.Context) (Store, error)
+	// Version is the server version reported in initialize; "" means "dev".
+	Version string
+	// ReadyWait bounds how long a tool call waits for a still-loading index
+	// before answering "not ready yet"; 0 means DefaultReadyWait, negative
+	// means do not wait.
+	ReadyWait time.Duration
+	// Harness returns the evaluation harness that check_code and evaluate
+	// run code with. It is called once, on the first such call, because
+	// probing sandboxes is slow and initialize must not wait; its result
+	// (or error) is kept. nil means both tools answer that code execution
+	// is not configured on this server.
+	Harness func(ctx context.Context) (*evalharness.Harness, error)
+	// Eval configures the evaluate tool beyond the harness.
+	Eval EvalConfig
+	// CheckConcurrency bounds concurrent check_code sandbox runs; 0 means
+	// DefaultCheckLimit. Further calls wait their turn (or their ctx).
+	CheckConcurrency int
+	// Logger receives the server's logs; nil means slog.Default(). It must
+	// not write to stdout when serving stdio.
+	Logger *slog.Logger
+}
+
+// Server is novelapi's MCP server: the tools, resources and prompt of issue
+// 5 over one index. Its methods are safe for concurrent use.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	mcp   *server.MCPServer
+	start time.Time
+
+	ready  chan struct{} // closed when loading finished (with st or err set)
+	st     Store
+	cat    *catalog
+	err    error
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+
+	harnessOnce sync.Once
+	harness     *evalharness.Harness
+	harnessErr  error
+	checkSem    chan struct{} // bounds concurrent check_code runs
+	evalMu      sync.Mutex    // one evaluate run at a time
+}
+
+// New builds the server and starts opening the index in the background, so
+// that initialize and tools/list answer at once whatever the index size
+// (scenario T23). Close stops the loader and closes the index.
+func New(cfg Config) (*Server, error) {
+	if cfg.Open == nil && cfg.IndexDir == "" {
+		return nil, errors.New("mcpserver: no index: set Config.IndexDir or Config.Open")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ReadyWait == 0 {
+		cfg.ReadyWait = DefaultReadyWait
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.CheckConcurrency <= 0 {
+		cfg.CheckConcurrency = DefaultCheckLimit
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), ready: make(chan struct{}),
+		checkSem: make(chan struct{}, cfg.CheckConcurrency)}
+	s.mcp = server.NewMCPServer(DefaultName, cfg.Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithLogging(),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	s.register()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.wg.Go(func() { s.load(ctx) })
+	return s, nil
+}
+
+// MCP returns the underlying mcp-go server, for serving it on a transport.
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+// register adds every tool, resource and prompt.
+func (s *Server) register() {
+	s.mcp.AddTool(searchTool(), s.handleSearch)
+	s.mcp.AddTool(getTool(), s.handleGet)
+	s.mcp.AddTool(listTool(), s.handleList)
+	s.mcp.AddTool(renderTool(), s.handleRender)
+	s.mcp.AddTool(checkCodeTool(), s.handleCheckCode)
+	s.mcp.AddTool(s.evaluateTool(), s.handleEvaluate)
+	s.registerResources()
+	s.registerPrompts()
+}
+
+// load opens the index and builds the catalog; it runs once.
+func (s *Server) load(ctx context.Context) {
+	defer close(s.ready)
+	t0 := time.Now()
+	open := s.cfg.Open
+	if open == nil {
+		dir := s.cfg.IndexDir
+		open = func(ctx context.Context) (Store, error) { return OpenIndex(ctx, dir, s.log) }
+	}
+	st, err := open(ctx)
+	if err != nil {
+		s.err = fmt.Errorf("open index %s: %w", s.cfg.IndexDir, err)
+		s.log.Error("index not available", "dir", s.cfg.IndexDir, "err", err)
+		return
+	}
+	s.st = st
+	s.cat = buildCatalog(st)
+	s.log.Info("index ready", "dir", s.cfg.IndexDir, "apis", len(s.cat.names),
+		"libraries", len(s.cat.libs), "elapsed", time.Since(t0).Round(time.Millisecond))
+}
+
+// Ready blocks until the index is loaded or ctx ends, and returns the load
+// error, if any.
+func (s *Server) Ready(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// errNotReady is answered to the agent (as a tool error) while loading.
+var errNotReady = errors.New("mcpserver: index still loading")
+
+// store waits up to ReadyWait for the index and returns it. While loading it
+// returns errNotReady; a failed load returns the load error.
+func (s *Server) store(ctx context.Context) (Store, *catalog, error) {
+	select {
+	case <-s.ready:
+		return s.st, s.cat, s.err
+	default:
+	}
+	if s.cfg.ReadyWait > 0 {
+		t := time.NewTimer(s.cfg.ReadyWait)
+		defer t.Stop()
+		select {
+		case <-s.ready:
+			return s.st, s.cat, s.err
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, nil, context.Cause(ctx)
+		}
+	}
+	return nil, nil, errNotReady
+}
+
+// storeResult is store for tool handlers: a not-ready or failed index
+// becomes a tool result the agent can read and act on.
+func (s *Server) storeResult(ctx context.Context) (Store, *catalog, *mcp.CallToolResult) {
+	st, cat, err := s.store(ctx)
+	switch {
+	case err == nil:
+		return st, cat, nil
+	case errors.Is(err, errNotReady):
+		return nil, nil, mcp.NewToolResultError(fmt.Sprintf(
+			"The novelapi index is still loading (%.0fs since start). Retry this call in a few seconds.",
+			time.Since(s.start).Seconds()))
+	default:
+		return nil, nil, mcp.NewToolResultError("The novelapi index could not be opened: " + err.Error() +
+			". Ask the user to check the --index directory (build it with `novelapi index`).")
+	}
+}
+
+// Close stops the background loader, waits for it and closes the index. It
+// is idempotent.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		if s.st != nil {
+			err = s.st.Close()
+		}
+	})
+	return err
+}
+
+// toolError turns an argument error into a tool result and any other error
+// into a protocol error (style.md §3).
+func toolError(err error) (*mcp.CallToolResult, error) {
+	if ae, ok := errors.AsType[*argError](err); ok {
+		return mcp.NewToolResultError(ae.msg), nil
+	}
+	return nil, err
+}
+
+// annotate sets all four annotation hints explicitly: mcp.NewTool defaults
+// to destructive and open-world (go-libs.md §1, gotcha 1).
+func annotate(title string, readOnly, destructive, idempotent, openWorld bool) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
+		DestructiveHint: mcp.ToBoolPtr(destructive),
+		IdempotentHint:  mcp.ToBoolPtr(idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(openWorld),
+	})
+}

@@ -1,0 +1,189 @@
+package mcpserver
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// Store is what the server reads: the search index and its bundles.
+// [OpenIndex] and [NewIndexStore] adapt an *index.Index; the server never
+// sees index types beyond this file and index_store.go. Implementations
+// must be safe for concurrent use.
+type Store interface {
+	// Search ranks APIs for q, best first, at most q.K of them, one hit
+	// per API and version.
+	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
+	// Bundle returns the bundle of an API by its name or any alias
+	// (another import path of the same object), in any letter case, at
+	// version ("" means the highest indexed).
+	Bundle(name, version string) (*bundles.Bundle, bool)
+	// Bundles returns every indexed bundle; callers must not modify them.
+	Bundles() []bundles.Bundle
+	// Notices lists conditions that degrade search, e.g. "vector search is
+	// off: ..." (scenario T19); nil when none.
+	Notices() []string
+	// Close releases the index.
+	Close() error
+}
+
+// A SearchQuery is one ranked search. Library and Version, when non-empty,
+// restrict the hits to that library key and exact version label.
+type SearchQuery struct {
+	Text       string
+	Library    string
+	Version    string
+	Components bundles.Components // the components whose text is searched; 0 means all
+	K          int
+}
+
+// A SearchHit is one ranked API.
+type SearchHit struct {
+	APIName string
+	Library string
+	Version string  // the bundle's version label; "" when unversioned
+	Score   float64 // the index's fused score; higher is better
+	// Weak marks a hit found only by vector similarity while nothing
+	// matched lexically or by name: a neighbour, not a match (T15).
+	Weak bool
+}
+
+// bundleVersion returns the version label of b: its provenance version, or
+// "" for published bundles that carry none.
+func bundleVersion(b *bundles.Bundle) string {
+	if b.Provenance != nil {
+		return b.Provenance.Version
+	}
+	return ""
+}
+
+// A catalog summarises the index for listing, name suggestions and version
+// resolution; it is built once when the index is loaded.
+type catalog struct {
+	names    []string            // canonical API names, sorted
+	allNames []string            // names plus aliases, for suggestions
+	libs     map[string]*libInfo // by library key
+	libKeys  []string            // sorted library keys
+	libAlias map[string]string   // other names of a library (provenance import name) → key
+	apiVers  map[string][]string // API name → its indexed versions
+}
+
+// libInfo describes one library of the index.
+type libInfo struct {
+	Library  string       `json:"library"`
+	Domain   string       `json:"domain,omitempty"`
+	Versions []libVersion `json:"versions"`
+	byVer    map[string]*libVersion
+}
+
+// libVersion counts one library version's APIs.
+type libVersion struct {
+	Version     string `json:"version"`               // "" for unversioned (published) bundles
+	OldVersion  string `json:"old_version,omitempty"` // version diffed against
+	APIs        int    `json:"apis"`
+	New         int    `json:"new"`
+	Modified    int    `json:"signature_modified"`
+	Environment string `json:"environment,omitempty"`
+	ImportName  string `json:"import_name,omitempty"`
+}
+
+func buildCatalog(st Store) *catalog {
+	c := &catalog{libs: map[string]*libInfo{}, libAlias: map[string]string{}, apiVers: map[string][]string{}}
+	seen := map[string]bool{}
+	all := st.Bundles()
+	for i := range all {
+		b := &all[i]
+		if !seen[b.APIName] {
+			c.names = append(c.names, b.APIName)
+		}
+		c.apiVers[b.APIName] = append(c.apiVers[b.APIName], bundleVersion(b))
+		for _, a := range b.Names() {
+			if !seen[a] {
+				seen[a] = true
+				c.allNames = append(c.allNames, a)
+			}
+		}
+		li := c.libs[b.Library]
+		if li == nil {
+			li = &libInfo{Library: b.Library, Domain: b.Domain, byVer: map[string]*libVersion{}}
+			c.libs[b.Library] = li
+		}
+		v := bundleVersion(b)
+		lv := li.byVer[v]
+		if lv == nil {
+			lv = &libVersion{Version: v}
+			if p := b.Provenance; p != nil {
+				lv.OldVersion, lv.Environment, lv.ImportName = p.OldVersion, p.Environment, p.Library
+				if p.Library != "" && p.Library != b.Library {
+					c.libAlias[p.Library] = b.Library
+				}
+			}
+			li.byVer[v] = lv
+		}
+		lv.APIs++
+		if b.IsModified {
+			lv.Modified++
+		} else {
+			lv.New++
+		}
+	}
+	for k, li := range c.libs {
+		c.libKeys = append(c.libKeys, k)
+		vs := make([]string, 0, len(li.byVer))
+		for v := range li.byVer {
+			vs = append(vs, v)
+		}
+		for _, v := range sortVersions(vs) {
+			li.Versions = append(li.Versions, *li.byVer[v])
+		}
+	}
+	slices.Sort(c.libKeys)
+	slices.Sort(c.names)
+	return c
+}
+
+// versions returns the version labels of a library, ascending.
+func (c *catalog) versions(lib string) []string {
+	li := c.libs[lib]
+	if li == nil {
+		return nil
+	}
+	out := make([]string, len(li.Versions))
+	for i, v := range li.Versions {
+		out[i] = v.Version
+	}
+	return out
+}
+
+// library resolves a library name the agent gave to a library key.
+func (c *catalog) library(name string) (string, bool) {
+	known := slices.Clone(c.libKeys)
+	for a := range c.libAlias {
+		known = append(known, a)
+	}
+	k, ok := resolveLibrary(name, known)
+	if !ok {
+		return "", false
+	}
+	if key, alias := c.libAlias[k]; alias {
+		return key, true
+	}
+	return k, true
+}
+
+// librarySummary is a one-line list of libraries and versions for messages.
+func (c *catalog) librarySummary() string {
+	var parts []string
+	for _, k := range c.libKeys {
+		vs := c.versions(k)
+		label := strings.Join(slices.DeleteFunc(vs, func(s string) bool { return s == "" }), ", ")
+		if label == "" {
+			parts = append(parts, k)
+		} else {
+			parts = append(parts, k+" ("+label+")")
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,111 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// HTTP paths served by [Server.Handler].
+const (
+	PathMCP     = "/mcp"     // streamable HTTP (MCP 2025-03-26 and later)
+	PathSSE     = "/sse"     // legacy SSE stream (MCP 2024-11-05)
+	PathMessage = "/message" // legacy SSE client→server messages
+	PathHealth  = "/healthz" // index status as JSON
+)
+
+// ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
+// ctx ends or in reaches EOF. Nothing but JSON-RPC is written to out; the
+// transport's own errors go to the server's logger (scenario T22). It uses
+// Listen rather than mcp-go's ServeStdio, which installs its own signal
+// handler (style.md §4).
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ss := server.NewStdioServer(s.mcp)
+	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	err := ss.Listen(ctx, in, out)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Handler returns the HTTP handler: streamable HTTP at /mcp, the legacy SSE
+// transport at /sse and /message, and /healthz. Requests over loopback with
+// a Host header other than localhost are refused (DNS-rebinding protection
+// of mcp-go). The returned close function ends the transports' sessions.
+func (s *Server) Handler() (h http.Handler, closeFn func(context.Context) error) {
+	stream := server.NewStreamableHTTPServer(s.mcp,
+		server.WithSessionIdleTTL(30*time.Minute),
+		server.WithStreamableHTTPLogger(s.log))
+	sse := server.NewSSEServer(s.mcp)
+	mux := http.NewServeMux()
+	mux.Handle(PathMCP, stream)
+	mux.Handle(PathSSE, sse)
+	mux.Handle(PathMessage, sse)
+	mux.HandleFunc(PathHealth, s.health)
+	return mux, func(ctx context.Context) error {
+		err := stream.Shutdown(ctx)
+		if e := sse.Shutdown(ctx); e != nil && err == nil {
+			err = e
+		}
+		return err
+	}
+}
+
+// health answers /healthz with the index status.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	status := map[string]any{"uptime_s": time.Since(s.start).Seconds()}
+	select {
+	case <-s.ready:
+		if s.err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			status["status"], status["error"] = "error", s.err.Error()
+		} else {
+			status["status"], status["apis"], status["libraries"] = "ready", len(s.cat.names), len(s.cat.libKeys)
+		}
+	default:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		status["status"] = "loading"
+	}
+	_, _ = io.WriteString(w, mustJSON(status))
+}
+
+// ServeHTTP listens on addr and serves [Server.Handler] until ctx ends,
+// then shuts down gracefully (5 s). ready, if non-nil, receives the bound
+// address (useful with port 0) before serving starts.
+func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	h, closeFn := s.Handler()
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	s.log.Info("serving MCP over HTTP", "streamable", "http://"+ln.Addr().String()+PathMCP, "sse", "http://"+ln.Addr().String()+PathSSE)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = closeFn(sctx)
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	<-errc
+	return nil
+}
