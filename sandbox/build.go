@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -201,7 +202,7 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*Environment, error
 	ok := false
 	defer func() {
 		if !ok {
-			os.RemoveAll(tmp)
+			removeBuildDir(tmp)
 		}
 	}()
 	root := filepath.Join(tmp, "rootfs")
@@ -324,14 +325,23 @@ func runDebootstrap(ctx context.Context, args []string, suite, logPath string, p
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C.UTF-8",
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// On cancellation SIGTERM the group first, so debootstrap's exit trap
+	// unmounts /proc, /sys and device binds in the target; SIGKILL it 10 s later.
+	var exited atomic.Bool
 	cmd.Cancel = func() error {
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		pgid := cmd.Process.Pid
+		err := syscall.Kill(-pgid, syscall.SIGTERM)
 		if errors.Is(err, syscall.ESRCH) {
 			return os.ErrProcessDone
 		}
+		time.AfterFunc(10*time.Second, func() {
+			if !exited.Load() {
+				syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+		})
 		return err
 	}
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = 15 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 
@@ -374,6 +384,7 @@ func runDebootstrap(ctx context.Context, args []string, suite, logPath string, p
 		done <- tail
 	}()
 	err = cmd.Run()
+	exited.Store(true)
 	pw.Close()
 	tail := <-done
 	if bar != nil {
@@ -644,7 +655,7 @@ func (s *Store) sweep(name string, log *slog.Logger) {
 			defer f.Close()
 		}
 		log.Info("removing leftover of an interrupted build", "dir", e.Name())
-		os.RemoveAll(filepath.Join(s.Dir, e.Name()))
+		removeBuildDir(filepath.Join(s.Dir, e.Name()))
 	}
 }
 
@@ -671,8 +682,69 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 	if err := os.Rename(filepath.Join(s.Dir, name), old); err != nil {
 		return fmt.Errorf("remove environment %s: %w", name, err)
 	}
-	if err := os.RemoveAll(old); err != nil {
+	if err := removeBuildDir(old); err != nil {
 		return fmt.Errorf("remove environment %s: %w", name, err)
 	}
 	return nil
+}
+
+// removeBuildDir deletes dir after lazily unmounting whatever is mounted
+// below it: a debootstrap killed mid-run leaves /proc, /sys and bind mounts
+// of host devices in its target, which a plain RemoveAll would descend into.
+func removeBuildDir(dir string) error {
+	unmountUnder(dir)
+	return os.RemoveAll(dir)
+}
+
+// unmountUnder detaches every mount point strictly below dir, deepest first.
+func unmountUnder(dir string) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	prefix := filepath.Clean(dir) + "/"
+	var mps []string
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		mp := unescapeMountinfo(f[4])
+		if strings.HasPrefix(mp, prefix) {
+			mps = append(mps, mp)
+		}
+	}
+	slices.SortFunc(mps, func(a, b string) int { return len(b) - len(a) })
+	for _, mp := range mps {
+		unix.Unmount(mp, unix.MNT_DETACH)
+	}
+}
+
+// unescapeMountinfo decodes the octal escapes (\040 for space) of a
+// /proc/self/mountinfo path.
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var c byte
+			ok := true
+			for _, d := range s[i+1 : i+4] {
+				if d < '0' || d > '7' {
+					ok = false
+					break
+				}
+				c = c*8 + byte(d-'0')
+			}
+			if ok {
+				b.WriteByte(c)
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -95,14 +95,14 @@ func (s *Store) importDocker(ctx context.Context, cli imageAPI, name string, cfg
 
 	pr, pw := io.Pipe()
 	var bar *progressbar.ProgressBar
+	var w io.Writer = pw
+	if cfg.Progress != nil {
+		bar = progressbar.NewOptions64(e.Manifest.SizeBytes, progressbar.OptionSetWriter(cfg.Progress),
+			progressbar.OptionSetDescription("docker import "+name), progressbar.OptionShowBytes(true),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		w = io.MultiWriter(pw, bar)
+	}
 	go func() {
-		var w io.Writer = pw
-		if cfg.Progress != nil {
-			bar = progressbar.NewOptions64(e.Manifest.SizeBytes, progressbar.OptionSetWriter(cfg.Progress),
-				progressbar.OptionSetDescription("docker import "+name), progressbar.OptionShowBytes(true),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-			w = io.MultiWriter(pw, bar)
-		}
 		pw.CloseWithError(WriteRootfsTar(w, e.Root))
 	}()
 	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: pr, SourceName: "-"}, ref,
