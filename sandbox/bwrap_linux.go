@@ -325,7 +325,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	} else if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return fail(fmt.Errorf("sandbox: wait for bwrap: %w", waitErr))
 	}
-	res.LimitHit = limitHit(res)
+	res.LimitHit = limitHitOf(res)
 	return res, nil
 }
 
@@ -337,41 +337,16 @@ func exitStatus(cmd *exec.Cmd, waitErr error) (syscall.WaitStatus, bool) {
 	return ws, ok
 }
 
-// setExit maps a wait status to ExitCode/Signal. bwrap's init passes the
-// program's exit code through and reports a death by signal n as 128+n,
-// so codes 129..192 are reported as signals.
+// setExit maps bwrap's wait status: bwrap's init passes the program's
+// exit code through (128+n for a death by signal n, see setExitCode); a
+// signal on bwrap itself means the run was killed from outside.
 func setExit(res *Result, ws syscall.WaitStatus) {
 	switch {
 	case ws.Signaled():
-		res.ExitCode, res.Signal = -1, ws.Signal().String()
+		res.ExitCode, res.Signal = -1, signalName(int(ws.Signal()))
 	case ws.Exited():
-		code := ws.ExitStatus()
-		if code > 128 && code <= 128+64 {
-			res.ExitCode, res.Signal = -1, unix.Signal(code-128).String()
-		} else {
-			res.ExitCode = code
-		}
+		setExitCode(res, ws.ExitStatus())
 	}
-}
-
-// limitHit names the first limit that ended or constrained the run, in the
-// verdict order of sandbox-spec §4.1.
-func limitHit(r Result) string {
-	switch {
-	case r.TimedOut:
-		return "wall"
-	case r.OOMKilled:
-		return "memory"
-	case r.OutputLimitHit:
-		return "output"
-	case r.PIDLimitHit:
-		return "pids"
-	case r.Signal == unix.SIGXCPU.String():
-		return "cpu"
-	case r.Signal == unix.SIGXFSZ.String():
-		return "fsize"
-	}
-	return ""
 }
 
 // readInfo reads bwrap's --info-fd JSON and returns the sandbox's pid as

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -334,55 +333,6 @@ func (c *cgroups) sweep(log *slog.Logger) int {
 		}
 	}
 	return n
-}
-
-// ownerTag identifies this process across pid reuse: "PID-STARTTICKS".
-func ownerTag() string {
-	ownerOnce()
-	return owner
-}
-
-var owner string
-
-var ownerOnce = sync.OnceFunc(func() {
-	pid := os.Getpid()
-	owner = fmt.Sprintf("%d-%d", pid, procStart(pid))
-})
-
-// ownerAlive reports whether the harness that created a resource tagged
-// "PID-STARTTICKS[-...]" still runs. Unparsable names count as alive, so
-// the sweep never touches what it does not understand.
-func ownerAlive(tag string) bool {
-	parts := strings.SplitN(tag, "-", 3)
-	if len(parts) < 2 {
-		return true
-	}
-	pid, err1 := strconv.Atoi(parts[0])
-	start, err2 := strconv.ParseUint(parts[1], 10, 64)
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return procStart(pid) == start
-}
-
-// procStart returns the start time of pid in clock ticks since boot
-// (/proc/PID/stat field 22), 0 if there is no such process.
-func procStart(pid int) uint64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	// f[0] is field 3 (state); field 22 is f[19].
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
 }
 
 func writeFile(dir, name string, v any) error {

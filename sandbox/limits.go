@@ -1,16 +1,25 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
-// DefaultArgv is the command run when Spec.Argv is empty: isolated mode,
-// no bytecode (sandbox-spec §4.2 "environment").
-var DefaultArgv = []string{"python3", "-I", "-B", JobDir + "/main.py"}
+// DefaultArgv is the command run when Spec.Argv is empty: no user site
+// directory (-s), no bytecode (-B), unbuffered output (-u, so output printed
+// before a kill survives, P14). Not -I: isolated mode makes Python ignore
+// every PYTHON* variable, including the fixed PYTHONHASHSEED=0 and
+// PYTHONUNBUFFERED=1 of sandbox-spec §4.2; the environment is ours anyway
+// (cleared, fixed), and /job, read-only, stays on sys.path so a job's
+// helper modules import.
+var DefaultArgv = []string{"python3", "-s", "-B", "-u", JobDir + "/main.py"}
 
 // DefaultPath is PATH inside every sandbox.
 const DefaultPath = "/usr/local/bin:/usr/bin:/bin"
@@ -146,4 +155,113 @@ func clampRlimits(l *Limits, rls []rlimit, hardOf func(name string) (uint64, boo
 		out = append(out, r)
 	}
 	return out
+}
+
+// ownerTag identifies this process across pid reuse: "PID-STARTTICKS".
+func ownerTag() string {
+	ownerOnce()
+	return owner
+}
+
+var owner string
+
+var ownerOnce = sync.OnceFunc(func() {
+	pid := os.Getpid()
+	owner = fmt.Sprintf("%d-%d", pid, procStart(pid))
+})
+
+// ownerAlive reports whether the harness that created a resource tagged
+// "PID-STARTTICKS[-...]" still runs. Unparsable names count as alive, so
+// the sweep never touches what it does not understand.
+func ownerAlive(tag string) bool {
+	parts := strings.SplitN(tag, "-", 3)
+	if len(parts) < 2 {
+		return true
+	}
+	pid, err1 := strconv.Atoi(parts[0])
+	start, err2 := strconv.ParseUint(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return procStart(pid) == start
+}
+
+// procStart returns the start time of pid in clock ticks since boot
+// (/proc/PID/stat field 22), 0 if there is no such process.
+func procStart(pid int) uint64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	// f[0] is field 3 (state); field 22 is f[19].
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// linuxSignals names Linux signals 1..31 as Go's syscall package does on
+// Linux; the program always runs on Linux, whatever the harness's OS.
+var linuxSignals = [...]string{
+	1: "hangup", 2: "interrupt", 3: "quit", 4: "illegal instruction",
+	5: "trace/breakpoint trap", 6: "aborted", 7: "bus error",
+	8: "floating point exception", 9: "killed", 10: "user defined signal 1",
+	11: "segmentation fault", 12: "user defined signal 2", 13: "broken pipe",
+	14: "alarm clock", 15: "terminated", 16: "stack fault", 17: "child exited",
+	18: "continued", 19: "stopped (signal)", 20: "stopped", 21: "stopped (tty input)",
+	22: "stopped (tty output)", 23: "urgent I/O condition", 24: "CPU time limit exceeded",
+	25: "file size limit exceeded", 26: "virtual timer expired", 27: "profiling timer expired",
+	28: "window changed", 29: "I/O possible", 30: "power failure", 31: "bad system call",
+}
+
+// Names of the signals limitHitOf looks for.
+var (
+	sigKilled = signalName(9)
+	sigXCPU   = signalName(24)
+	sigXFSZ   = signalName(25)
+)
+
+func signalName(n int) string {
+	if n > 0 && n < len(linuxSignals) {
+		return linuxSignals[n]
+	}
+	return "signal " + strconv.Itoa(n)
+}
+
+// setExitCode records an init's exit code. Both bwrap's init and
+// docker-init report a program killed by signal n as 128+n, so codes
+// 129..192 are recorded as ExitCode -1 plus the signal's name (a program
+// calling sys.exit(137) is indistinguishable from one SIGKILLed).
+func setExitCode(res *Result, code int) {
+	if code > 128 && code <= 128+64 {
+		res.ExitCode, res.Signal = -1, signalName(code-128)
+		return
+	}
+	res.ExitCode = code
+}
+
+// limitHitOf names the first limit that ended or constrained the run, in
+// the verdict order of sandbox-spec §4.1.
+func limitHitOf(r Result) string {
+	switch {
+	case r.TimedOut:
+		return "wall"
+	case r.OOMKilled:
+		return "memory"
+	case r.OutputLimitHit:
+		return "output"
+	case r.PIDLimitHit:
+		return "pids"
+	case r.Signal == sigXCPU:
+		return "cpu"
+	case r.Signal == sigXFSZ:
+		return "fsize"
+	}
+	return ""
 }

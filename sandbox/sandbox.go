@@ -47,7 +47,7 @@ type Spec struct {
 	// Files are written to /job, which is read-only for the program.
 	Files []File
 	// Argv is the command; argv[0] is looked up on the sandbox's PATH.
-	// Empty means ["python3", "-I", "-B", "/job/main.py"].
+	// Empty means DefaultArgv: ["python3", "-s", "-B", "-u", "/job/main.py"].
 	Argv []string
 	// Env adds variables to the fixed environment (DefaultEnv); it cannot
 	// override PATH or HOME.

@@ -1,0 +1,444 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Labels put on every container the Docker backend creates; the start-up
+// sweep finds leftovers by LabelManaged (sandbox-spec §4.4 step 8).
+const (
+	LabelManaged = "novelapi.managed" // "1"
+	LabelOwner   = "novelapi.owner"   // HOST/PID-STARTTICKS of the harness process
+)
+
+// dockerAPI is the part of the Engine API client the backend uses, kept
+// small so the v28 client can be swapped for its successor module
+// (sandbox-spec §4.4).
+type dockerAPI interface {
+	Ping(ctx context.Context) (types.Ping, error)
+	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ContainerCreate(ctx context.Context, cfg *container.Config, hc *container.HostConfig, nc *network.NetworkingConfig, p *ocispec.Platform, name string) (container.CreateResponse, error)
+	CopyToContainer(ctx context.Context, id, dst string, content io.Reader, opts container.CopyToContainerOptions) error
+	CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error)
+	ContainerAttach(ctx context.Context, id string, opts container.AttachOptions) (types.HijackedResponse, error)
+	ContainerWait(ctx context.Context, id string, cond container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
+	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
+	ContainerKill(ctx context.Context, id, signal string) error
+	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
+	ContainerRemove(ctx context.Context, id string, opts container.RemoveOptions) error
+	ContainerList(ctx context.Context, opts container.ListOptions) ([]container.Summary, error)
+	Close() error
+}
+
+// DockerConfig configures the Docker backend. The engine is found through
+// the usual DOCKER_HOST/DOCKER_CERT_PATH/DOCKER_TLS_VERIFY variables.
+type DockerConfig struct {
+	// Log receives warnings (sweeps, cleanup failures); nil means slog.Default().
+	Log *slog.Logger
+}
+
+// Docker runs programs in one container per run from the environment's
+// imported image (Manifest.DockerImage, see `novelapi env docker`), as
+// sandbox-spec §4.4 describes: no network, read-only root, tmpfs /tmp,
+// /job and /out on anonymous volumes, all capabilities dropped,
+// no-new-privileges, docker-init as PID 1, no log driver (output comes
+// through attach), memory = memory+swap, 1 CPU, a pids limit and ulimits,
+// user 65534:65534. Containers carry LabelManaged and are force-removed
+// with their volumes after every run.
+//
+// CPU time and peak memory are not reported (0): the engine drops a
+// container's cgroup when it exits. A pids-limit hit is not detected either.
+//
+// A Docker is safe for concurrent use; Close releases the client.
+type Docker struct {
+	cli dockerAPI
+	log *slog.Logger
+}
+
+var _ Runner = (*Docker)(nil)
+
+// NewDocker connects to the engine with API version negotiation (a v28
+// client talks to a 20.10 engine at API 1.41), pings it and removes
+// containers left by harness processes that died (P21). It returns an error
+// wrapping ErrUnavailable when no engine answers.
+func NewDocker(cfg DockerConfig) (*Docker, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker: %v", ErrUnavailable, err)
+	}
+	return newDocker(cli, cfg)
+}
+
+func newDocker(cli dockerAPI, cfg DockerConfig) (*Docker, error) {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cli.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("%w: docker: no engine answers: %v", ErrUnavailable, err)
+	}
+	d := &Docker{cli: cli, log: log}
+	d.sweep(ctx)
+	return d, nil
+}
+
+// Name returns "docker".
+func (d *Docker) Name() string { return "docker" }
+
+// Close releases the engine client.
+func (d *Docker) Close() error { return d.cli.Close() }
+
+func hostOwner() string {
+	h, _ := os.Hostname()
+	return h + "/" + ownerTag()
+}
+
+// sweep removes managed containers whose harness process on this host is
+// gone; containers of live harnesses (concurrent runs) stay.
+func (d *Docker) sweep(ctx context.Context) {
+	list, err := d.cli.ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("label", LabelManaged+"=1"))})
+	if err != nil {
+		d.log.Warn("sandbox: docker sweep: list containers", "err", err)
+		return
+	}
+	host, _ := os.Hostname()
+	for _, c := range list {
+		h, tag, ok := strings.Cut(c.Labels[LabelOwner], "/")
+		if ok && h == host && ownerAlive(tag) {
+			continue
+		}
+		if ok && h != host {
+			continue // another machine's harness sharing this engine
+		}
+		if err := d.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			d.log.Warn("sandbox: docker sweep: remove container", "id", c.ID, "err", err)
+		}
+	}
+}
+
+// Run executes spec in a fresh container. See [Runner] for the error contract.
+func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
+	res = Result{Backend: d.Name(), ExitCode: -1}
+	lim := spec.Limits.WithDefaults()
+	rls := clampRlimits(&lim, rlimitsFor(lim), func(string) (uint64, bool) { return 0, false })
+	res.Limits = lim
+	fail := func(e error) (Result, error) {
+		res.InfraError = e.Error()
+		return res, e
+	}
+	if err := checkSpec(spec); err != nil {
+		return fail(err)
+	}
+	img := spec.Environment.Manifest.DockerImage
+	if img == "" {
+		return fail(fmt.Errorf("%w %q (run `novelapi env docker %s`)", ErrNoImage, spec.Environment.Name, spec.Environment.Name))
+	}
+	if _, err := d.cli.ImageInspect(ctx, img); err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return fail(fmt.Errorf("%w %q: image %s is not in the engine (run `novelapi env docker %s`)", ErrNoImage, spec.Environment.Name, img, spec.Environment.Name))
+		}
+		return fail(fmt.Errorf("sandbox: docker: inspect image %s: %w", img, err))
+	}
+	jobTar, err := tarFiles(spec.Files)
+	if err != nil {
+		return fail(err)
+	}
+
+	ulimits := make([]*container.Ulimit, 0, len(rls))
+	for _, r := range rls {
+		ulimits = append(ulimits, &container.Ulimit{Name: r.Name, Soft: int64(r.Soft), Hard: int64(r.Hard)})
+	}
+	pids := int64(lim.PIDs)
+	withStdin := spec.Stdin != nil
+	cfg := &container.Config{
+		Image:      img,
+		Cmd:        runArgv(spec),
+		User:       "65534:65534",
+		WorkingDir: JobDir,
+		Env:        runEnv(spec),
+		Labels:     map[string]string{LabelManaged: "1", LabelOwner: hostOwner()},
+		// The image's own ENTRYPOINT (if any) must not wrap our argv.
+		Entrypoint:      []string{},
+		NetworkDisabled: true,
+		AttachStdout:    true,
+		AttachStderr:    true,
+		AttachStdin:     withStdin,
+		OpenStdin:       withStdin,
+		StdinOnce:       withStdin,
+	}
+	hc := &container.HostConfig{
+		NetworkMode:    "none",
+		ReadonlyRootfs: true,
+		Tmpfs:          map[string]string{"/tmp": fmt.Sprintf("rw,nosuid,nodev,size=%d,mode=1777", lim.TmpSize)},
+		Mounts: []mount.Mount{
+			{Type: mount.TypeVolume, Target: JobDir},
+			// /out is an anonymous volume backed by a tmpfs that the local
+			// driver mounts owned by 65534: writable by the program whatever
+			// the image's /out looks like, bounded in size, and readable with
+			// CopyFromContainer after exit (a container tmpfs is not).
+			{Type: mount.TypeVolume, Target: OutDir, VolumeOptions: &mount.VolumeOptions{
+				DriverConfig: &mount.Driver{Name: "local", Options: map[string]string{
+					"type": "tmpfs", "device": "tmpfs",
+					"o": fmt.Sprintf("size=%d,uid=65534,gid=65534,mode=0700", lim.TmpSize),
+				}},
+			}},
+		},
+		CapDrop:     []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"},
+		Init:        ptr(true),
+		LogConfig:   container.LogConfig{Type: "none"},
+		Resources: container.Resources{
+			Memory:     lim.Memory,
+			MemorySwap: lim.Memory,
+			NanoCPUs:   int64(lim.CPUs * 1e9),
+			PidsLimit:  &pids,
+			Ulimits:    ulimits,
+		},
+	}
+	created, err := d.cli.ContainerCreate(ctx, cfg, hc, nil, nil, "")
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: docker: create container: %w", err))
+	}
+	id := created.ID
+	defer d.remove(id)
+
+	if err := d.cli.CopyToContainer(ctx, id, JobDir, jobTar, container.CopyToContainerOptions{}); err != nil {
+		return fail(fmt.Errorf("sandbox: docker: copy files to %s: %w", JobDir, err))
+	}
+	att, err := d.cli.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: withStdin})
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: docker: attach: %w", err))
+	}
+	defer att.Close()
+
+	outputKill := make(chan struct{}, 1)
+	budget := newOutputBudget(lim.OutputKill, func() {
+		select {
+		case outputKill <- struct{}{}:
+		default:
+		}
+	})
+	stdout := newCappedWriter(lim.StreamCap, budget)
+	stderr := newCappedWriter(lim.StreamCap, budget)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = stdcopy.StdCopy(stdout, stderr, att.Reader)
+	}()
+
+	// Wait before start so a fast exit is not missed (§4.4 step 4). The
+	// wait uses its own context: the caller's cancellation is handled below
+	// by killing the container, then waiting for it.
+	waitCtx, waitCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer waitCancel()
+	waitCh, waitErrCh := d.cli.ContainerWait(waitCtx, id, container.WaitConditionNextExit)
+	if err := d.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return fail(fmt.Errorf("sandbox: docker: start: %w", err))
+	}
+	start := time.Now()
+	if withStdin {
+		go func() {
+			_, _ = att.Conn.Write(spec.Stdin)
+			_ = att.CloseWrite()
+		}()
+	}
+	timer := time.NewTimer(lim.Wall)
+	defer timer.Stop()
+
+	var timedOut, outputHit, cancelled atomic.Bool
+	exitCode := int64(-1)
+	haveExit := false
+	for done := false; !done; {
+		select {
+		case w := <-waitCh:
+			exitCode, haveExit, done = w.StatusCode, true, true
+		case err := <-waitErrCh:
+			return fail(fmt.Errorf("sandbox: docker: wait: %w", err))
+		case <-timer.C:
+			timedOut.Store(true)
+			d.kill(id)
+		case <-outputKill:
+			outputHit.Store(true)
+			d.kill(id)
+		case <-ctx.Done():
+			cancelled.Store(true)
+			d.kill(id)
+		}
+		if !done && (timedOut.Load() || outputHit.Load() || cancelled.Load()) {
+			// Killed: the exit must follow within the grace period.
+			select {
+			case w := <-waitCh:
+				exitCode, haveExit, done = w.StatusCode, true, true
+			case err := <-waitErrCh:
+				return fail(fmt.Errorf("sandbox: docker: wait after kill: %w", err))
+			case <-time.After(5 * time.Second):
+				return fail(fmt.Errorf("sandbox: docker: container %s did not exit within 5s of SIGKILL", id))
+			}
+		}
+	}
+	res.Wall = time.Since(start)
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		att.Close()
+		<-copied
+	}
+	if cancelled.Load() && !timedOut.Load() {
+		return fail(fmt.Errorf("sandbox: run cancelled: %w", context.Cause(ctx)))
+	}
+
+	ictx, icancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer icancel()
+	if info, err := d.cli.ContainerInspect(ictx, id); err == nil && info.State != nil {
+		res.OOMKilled = info.State.OOMKilled
+		if !haveExit {
+			exitCode = int64(info.State.ExitCode)
+		}
+	}
+	res.Outputs = d.outputs(ictx, id, lim.StreamCap)
+	res.TimedOut = timedOut.Load()
+	res.OutputLimitHit = outputHit.Load() || budget.hit()
+	res.Stdout, res.StdoutDropped = stdout.result()
+	res.Stderr, res.StderrDropped = stderr.result()
+	setExitCode(&res, int(exitCode))
+	res.LimitHit = limitHitOf(res)
+	return res, nil
+}
+
+// kill SIGKILLs the container with a fresh context (the run's may have
+// expired; §4.4 step 5). Init and the PID namespace take every process
+// down with it.
+func (d *Docker) kill(id string) {
+	kc, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.cli.ContainerKill(kc, id, "KILL"); err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		d.log.Warn("sandbox: docker: kill", "id", id, "err", err)
+	}
+}
+
+// remove force-removes the container and its volumes, retrying once
+// (§4.4 step 7).
+func (d *Docker) remove(id string) {
+	for i := 0; i < 2; i++ {
+		rc, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := d.cli.ContainerRemove(rc, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		cancel()
+		if err == nil || cerrdefs.IsNotFound(err) {
+			return
+		}
+		d.log.Warn("sandbox: docker: remove container", "id", id, "err", err)
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// outputs reads the regular files under /out from the stopped container.
+func (d *Docker) outputs(ctx context.Context, id string, max int64) map[string][]byte {
+	rc, _, err := d.cli.CopyFromContainer(ctx, id, OutDir+"/.")
+	if err != nil {
+		d.log.Warn("sandbox: docker: copy outputs", "id", id, "err", err)
+		return nil
+	}
+	defer rc.Close()
+	out := map[string][]byte{}
+	tr := tar.NewReader(rc)
+	for len(out) < maxOutputs {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := strings.TrimPrefix(path.Clean(h.Name), "./")
+		if _, rest, ok := strings.Cut(name, "/"); ok && strings.HasPrefix(name, path.Base(OutDir)+"/") {
+			name = rest
+		}
+		data, _ := io.ReadAll(io.LimitReader(tr, max))
+		out[name] = data
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// tarFiles builds the /job tar stream: files with their modes (never
+// writable), directories 0555. The daemon ignores tar ownership, so
+// everything is root-owned inside (§4.4 step 2).
+func tarFiles(files []File) (io.Reader, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	for _, f := range files {
+		for d := path.Dir(f.Path); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	var dirList []string
+	for d := range dirs {
+		dirList = append(dirList, d)
+	}
+	// Parents first.
+	sortByDepth(dirList)
+	for _, d := range dirList {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o555}); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(fileMode(f)), Size: int64(len(f.Data))}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
+
+func sortByDepth(dirs []string) {
+	for i := 1; i < len(dirs); i++ {
+		for j := i; j > 0 && depthLess(dirs[j], dirs[j-1]); j-- {
+			dirs[j], dirs[j-1] = dirs[j-1], dirs[j]
+		}
+	}
+}
+
+func depthLess(a, b string) bool {
+	da, db := strings.Count(a, "/"), strings.Count(b, "/")
+	if da != db {
+		return da < db
+	}
+	return a < b
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,2 @@
+import sys
+print("got", sys.stdin.read().strip())
