@@ -1,0 +1,35 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+
+	"github.com/novelapi/novelapi/bundles"
+
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return sandbox.WriteFileAtomic(path, append(data, '\n'), 0o644)
+}
+
+// writeIfChanged writes bundles to path unless the file already holds
+// exactly these records, so that its modification time tells whether the
+// index is stale.
+func writeIfChanged(path string, bs []bundles.Bundle) error {
+	var buf bytes.Buffer
+	for i := range bs {
+		if err := bundles.EncodeRecord(&buf, &bs[i]); err != nil {
+			return err
+		}
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+		return nil
+	}
+	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
+}

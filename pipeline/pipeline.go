@@ -1,0 +1,333 @@
+// Package pipeline runs novelapi's whole job on one machine, from nothing to
+// a served index: it builds the Debian environments, discovers novel APIs
+// (Stage 1), extracts bundles (Stage 2), builds tasks and runs C1 (Stages
+// 3–4), indexes the bundles and evaluates retrieval. Every stage writes its
+// output under one work directory and is skipped when that output is
+// already there, so a rerun reuses everything already built.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+// Config configures Up. Zero fields select the defaults documented on each.
+type Config struct {
+	// Home is the data directory ($NOVELAPI_HOME); required.
+	Home string
+	// WorkDir holds the outputs; "" means Home, so that `novelapi serve`
+	// finds the index at its default place (Home/index).
+	WorkDir string
+	// Libraries to process; nil means DefaultLibraries.
+	Libraries []string
+	// OldSuite and NewSuite name the Debian suites diffed; "" means
+	// bookworm (releases before the 2023-12-01 boundary) and trixie.
+	OldSuite, NewSuite string
+	// Runner executes Python in the sandbox; required.
+	Runner sandbox.Runner
+	// Workers bounds concurrent sandbox runs; 0 means the CPU count.
+	Workers int
+	// SkipTasks skips Stages 3–4 (tasks, call records, C1).
+	SkipTasks bool
+	// Progress receives progress bars (stderr in the CLI); nil means none.
+	Progress io.Writer
+	// Log receives stage messages; nil means slog.Default().
+	Log *slog.Logger
+}
+
+// DefaultLibraries are the libraries of the default run.
+var DefaultLibraries = []string{"numpy", "scipy", "pandas"}
+
+// Paths are the files Up writes under the work directory.
+type Paths struct {
+	WorkDir    string `json:"work_dir"`
+	Candidates string `json:"candidates"` // directory: one LIB.jsonl per library
+	Bundles    string `json:"bundles"`    // all libraries' bundles
+	Tasks      string `json:"tasks"`      // tasks.jsonl; expected_calls.jsonl, filters/, instances/ beside it
+	Index      string `json:"index"`
+	Retrieval  string `json:"retrieval"` // retrieval evaluation report (JSON)
+	Summary    string `json:"summary"`
+}
+
+// PathsFor returns the output paths under workDir.
+func PathsFor(workDir string) Paths {
+	return Paths{
+		WorkDir:    workDir,
+		Candidates: filepath.Join(workDir, "candidates"),
+		Bundles:    filepath.Join(workDir, "bundles.jsonl"),
+		Tasks:      filepath.Join(workDir, "tasks", "tasks.jsonl"),
+		Index:      filepath.Join(workDir, "index"),
+		Retrieval:  filepath.Join(workDir, "retrieval.json"),
+		Summary:    filepath.Join(workDir, "summary.json"),
+	}
+}
+
+// LibrarySummary holds the figures of one library.
+type LibrarySummary struct {
+	OldVersion string `json:"old_version"`
+	NewVersion string `json:"new_version"`
+	New        int    `json:"new"`
+	Modified   int    `json:"modified"`
+	Bundles    int    `json:"bundles"`
+	Executed   int    `json:"bundles_with_executed_example"`
+	Tasks      int    `json:"tasks"`
+	C1Passed   int    `json:"c1_passed"`
+}
+
+// Summary is what Up prints and writes to Paths.Summary.
+type Summary struct {
+	Paths     Paths                      `json:"paths"`
+	Envs      map[string]string          `json:"environments"` // suite → environment name
+	Libraries map[string]*LibrarySummary `json:"libraries"`
+	Retrieval []index.EvalRow            `json:"retrieval,omitempty"` // all-library rows per retriever
+	Stages    map[string]string          `json:"stages"`              // stage → "built" or "reused"
+	Seconds   float64                    `json:"seconds"`
+}
+
+// Up runs every stage whose output is missing and returns the figures.
+// It stops at the first failing stage with an error naming it; what the
+// earlier stages wrote stays and is reused by the next run.
+func Up(ctx context.Context, cfg Config) (*Summary, error) {
+	start := time.Now()
+	if cfg.Home == "" || cfg.Runner == nil {
+		return nil, errors.New("pipeline: Home and Runner are required")
+	}
+	if cfg.WorkDir == "" {
+		cfg.WorkDir = cfg.Home
+	}
+	if cfg.Libraries == nil {
+		cfg.Libraries = DefaultLibraries
+	}
+	if cfg.OldSuite == "" {
+		cfg.OldSuite = "bookworm"
+	}
+	if cfg.NewSuite == "" {
+		cfg.NewSuite = "trixie"
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	p := PathsFor(cfg.WorkDir)
+	for _, d := range []string{p.Candidates, filepath.Dir(p.Tasks)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	sum := &Summary{Paths: p, Envs: map[string]string{}, Libraries: map[string]*LibrarySummary{}, Stages: map[string]string{}}
+	for _, lib := range cfg.Libraries {
+		sum.Libraries[lib] = &LibrarySummary{}
+	}
+
+	// Environments.
+	store := sandbox.OpenStore(cfg.Home)
+	envs := map[string]*sandbox.Environment{}
+	for _, suite := range []string{cfg.OldSuite, cfg.NewSuite} {
+		name := suite + "-" + envSuffix(cfg.Libraries)
+		log.Info("stage: environment", "suite", suite, "name", name)
+		env, err := store.Build(ctx, sandbox.BuildConfig{Name: name, Suite: suite, Libraries: cfg.Libraries, Progress: cfg.Progress, Log: log})
+		if err != nil {
+			return sum, fmt.Errorf("stage environment %s: %w", name, err)
+		}
+		envs[suite] = env
+		sum.Envs[suite] = name
+	}
+	oldEnv, newEnv := envs[cfg.OldSuite], envs[cfg.NewSuite]
+
+	// Stage 1 and 2 per library.
+	var all []bundles.Bundle
+	for _, lib := range cfg.Libraries {
+		ls := sum.Libraries[lib]
+		ls.OldVersion, ls.NewVersion = oldEnv.Manifest.Versions[lib], newEnv.Manifest.Versions[lib]
+		candPath := filepath.Join(p.Candidates, lib+".jsonl")
+		cands, err := readOr(candPath, func() ([]bundles.Candidate, error) {
+			log.Info("stage: discover", "library", lib)
+			cs, ds, err := bundles.Discover(ctx, cfg.Runner, bundles.DiscoverConfig{Library: lib, OldEnv: oldEnv, NewEnv: newEnv, Logger: log})
+			if err != nil {
+				return nil, err
+			}
+			log.Info("discovered", "library", lib, "new", ds.New, "modified", ds.Modified, "seen", ds.Seen)
+			return cs, bundles.WriteCandidates(candPath, cs)
+		}, func(path string) ([]bundles.Candidate, error) {
+			cs, _, err := bundles.ReadCandidates(path, bundles.ReadOptions{})
+			return cs, err
+		}, sum.Stages, "discover "+lib)
+		if err != nil {
+			return sum, fmt.Errorf("stage discover %s: %w", lib, err)
+		}
+		for _, c := range cands {
+			if c.IsModified {
+				ls.Modified++
+			} else {
+				ls.New++
+			}
+		}
+		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(bundlePath), 0o755); err != nil {
+			return sum, err
+		}
+		log.Info("stage: extract", "library", lib, "candidates", len(cands))
+		_, es, err := bundles.Extract(ctx, cfg.Runner, bundles.ExtractConfig{Env: newEnv, Candidates: cands, Out: bundlePath, Workers: cfg.Workers, Progress: cfg.Progress, Logger: log})
+		if err != nil {
+			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
+		}
+		mark(sum.Stages, "extract "+lib, es.Attempted > 0)
+		bs, _, err := bundles.ReadBundles(bundlePath, bundles.ReadOptions{})
+		if err != nil {
+			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
+		}
+		ls.Bundles = len(bs)
+		for i := range bs {
+			if hasExecuted(&bs[i]) {
+				ls.Executed++
+			}
+		}
+		all = append(all, bs...)
+	}
+	if err := writeIfChanged(p.Bundles, all); err != nil {
+		return sum, err
+	}
+
+	// Stages 3 and 4.
+	var tasks []*evalharness.Task
+	if !cfg.SkipTasks {
+		var err error
+		tasks, err = readOr(p.Tasks, func() ([]*evalharness.Task, error) {
+			log.Info("stage: tasks build", "bundles", len(all))
+			ts, bsum, err := construct.BuildTasks(ctx, construct.BuildConfig{Bundles: all, Env: newEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log})
+			if err != nil {
+				return nil, err
+			}
+			log.Info("tasks built", "tasks", bsum.Tasks, "by_difficulty", bsum.ByDifficulty)
+			return ts, evalharness.WriteTasks(p.Tasks, ts)
+		}, func(path string) ([]*evalharness.Task, error) {
+			return evalharness.LoadTasks(path, evalharness.LoadOptions{})
+		}, sum.Stages, "tasks")
+		if err != nil {
+			return sum, fmt.Errorf("stage tasks: %w", err)
+		}
+		h, err := evalharness.New(evalharness.Config{Runner: cfg.Runner, Store: store, Log: log})
+		if err != nil {
+			return sum, err
+		}
+		log.Info("stage: call records + C1", "tasks", len(tasks))
+		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{Harness: h, Dir: filepath.Dir(p.Tasks), Workers: cfg.Workers, Progress: cfg.Progress, Log: log})
+		if err != nil {
+			return sum, fmt.Errorf("stage C1: %w", err)
+		}
+		for _, t := range tasks {
+			if ls, ok := sum.Libraries[t.Library]; ok {
+				ls.Tasks++
+			}
+		}
+		for lib, n := range c1.ByLibrary {
+			if ls, ok := sum.Libraries[lib]; ok {
+				ls.C1Passed = n
+			}
+		}
+	}
+
+	// Index.
+	if fresh(p.Index+"/manifest.json", p.Bundles) {
+		mark(sum.Stages, "index", false)
+	} else {
+		log.Info("stage: index build", "bundles", len(all))
+		if _, err := index.Build(ctx, p.Index, all, index.BuildConfig{Progress: cfg.Progress, Logger: log}); err != nil {
+			return sum, fmt.Errorf("stage index: %w", err)
+		}
+		mark(sum.Stages, "index", true)
+	}
+
+	// Retrieval evaluation over the tasks' queries (description + context, §6).
+	if len(tasks) > 0 {
+		ix, err := index.Open(p.Index, index.OpenOptions{})
+		if err != nil {
+			return sum, fmt.Errorf("stage retrieval: %w", err)
+		}
+		var qs []index.EvalQuery
+		for _, t := range tasks {
+			qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library})
+		}
+		rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: []bundles.Condition{"S+E"}})
+		ix.Close()
+		if err != nil {
+			return sum, fmt.Errorf("stage retrieval: %w", err)
+		}
+		for _, r := range rep.Rows {
+			if r.Library == "" {
+				sum.Retrieval = append(sum.Retrieval, r)
+			}
+		}
+		sort.Slice(sum.Retrieval, func(i, j int) bool { return sum.Retrieval[i].HitAt5 > sum.Retrieval[j].HitAt5 })
+		if err := writeJSONFile(p.Retrieval, rep); err != nil {
+			return sum, err
+		}
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, writeJSONFile(p.Summary, sum)
+}
+
+func envSuffix(libs []string) string {
+	s := ""
+	for i, l := range libs {
+		if i > 0 {
+			s += "-"
+		}
+		s += l
+	}
+	if len(libs) == 3 && libs[0] == "numpy" && libs[1] == "scipy" && libs[2] == "pandas" {
+		return "sci" // the names the tests and CI use: bookworm-sci, trixie-sci
+	}
+	return s
+}
+
+func hasExecuted(b *bundles.Bundle) bool {
+	for _, e := range b.Examples {
+		if e.Status == "executed" {
+			return true
+		}
+	}
+	return false
+}
+
+func mark(stages map[string]string, name string, built bool) {
+	if built {
+		stages[name] = "built"
+	} else {
+		stages[name] = "reused"
+	}
+}
+
+// readOr reads path with read when it exists, else runs make (which
+// writes it).
+func readOr[T any](path string, make func() (T, error), read func(string) (T, error), stages map[string]string, name string) (T, error) {
+	if _, err := os.Stat(path); err == nil {
+		mark(stages, name, false)
+		return read(path)
+	}
+	mark(stages, name, true)
+	return make()
+}
+
+// fresh reports whether out exists and is newer than in.
+func fresh(out, in string) bool {
+	o, err := os.Stat(out)
+	if err != nil {
+		return false
+	}
+	i, err := os.Stat(in)
+	return err == nil && !o.ModTime().Before(i.ModTime())
+}
