@@ -197,16 +197,13 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		Tmpfs:          map[string]string{"/tmp": fmt.Sprintf("rw,nosuid,nodev,size=%d,mode=1777", lim.TmpSize)},
 		Mounts: []mount.Mount{
 			{Type: mount.TypeVolume, Target: JobDir},
-			// /out is an anonymous volume backed by a tmpfs that the local
-			// driver mounts owned by 65534: writable by the program whatever
-			// the image's /out looks like, bounded in size, and readable with
-			// CopyFromContainer after exit (a container tmpfs is not).
-			{Type: mount.TypeVolume, Target: OutDir, VolumeOptions: &mount.VolumeOptions{
-				DriverConfig: &mount.Driver{Name: "local", Options: map[string]string{
-					"type": "tmpfs", "device": "tmpfs",
-					"o": fmt.Sprintf("size=%d,uid=65534,gid=65534,mode=0700", lim.TmpSize),
-				}},
-			}},
+			// /out takes the image directory's ownership (a new volume copies
+			// it): the environment's root filesystem has /out owned by
+			// 65534:65534. Not a tmpfs, whose content would be gone by the
+			// time CopyFromContainer reads it (moby/moby#22020), and not a
+			// tmpfs-backed local volume either: the driver unmounts it when
+			// the container stops.
+			{Type: mount.TypeVolume, Target: OutDir},
 		},
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},

@@ -320,6 +320,9 @@ func dockerLeftovers(t testing.TB, me string) []string {
 func hostOnlyEntry(root string) string {
 	ents, _ := os.ReadDir("/")
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue // e.g. .dockerenv, which Docker also creates in containers
+		}
 		if _, err := os.Lstat(filepath.Join(root, e.Name())); err != nil {
 			return e.Name()
 		}
