@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strings"
 	"sync"
@@ -80,23 +79,21 @@ func (h *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 }
 
 func (h *HashEmbedder) embedOne(a analysis.Analyzer, text string) []float32 {
-	counts := make(map[string]float64, 64)
+	counts := make(map[uint64]float64, 256)
+	var buf [64]byte
 	for _, tok := range a.Analyze([]byte(text)) {
-		term := string(tok.Term)
-		counts["w:"+term]++
-		if tok.KeyWord || len(term) < 3 {
+		term := tok.Term
+		counts[fnvFeature('w', term)]++
+		if tok.KeyWord || len(term) < 3 || len(term) > len(buf)-2 {
 			continue
 		}
-		g := "<" + term + ">"
+		g := append(append(append(buf[:0], '<'), term...), '>')
 		for i := 0; i+3 <= len(g); i++ {
-			counts["g:"+g[i:i+3]] += 0.5
+			counts[fnvFeature('g', g[i:i+3])] += 0.5
 		}
 	}
 	v := make([]float32, h.dim)
-	for f, c := range counts {
-		hs := fnv.New64a()
-		hs.Write([]byte(f))
-		x := hs.Sum64()
+	for x, c := range counts {
 		w := 1 + math.Log(c)
 		if c < 1 {
 			w = c
@@ -108,6 +105,20 @@ func (h *HashEmbedder) embedOne(a analysis.Analyzer, text string) []float32 {
 	}
 	normalize(v)
 	return v
+}
+
+// fnvFeature is FNV-64a of the kind byte followed by s.
+func fnvFeature(kind byte, s []byte) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	h = (h ^ uint64(kind)) * prime
+	for _, c := range s {
+		h = (h ^ uint64(c)) * prime
+	}
+	return h
 }
 
 // normalize scales v to unit L2 norm in place (zero vectors stay zero).

@@ -217,6 +217,15 @@ func (ix *Index) load(opts OpenOptions) error {
 		return nil
 	}
 	vs, err := loadVectorStore(filepath.Join(gdir, vectorsFile))
+	if err == nil {
+		units := map[string][]string{}
+		for key, comps := range ix.comps {
+			for _, c := range comps {
+				units[c] = append(units[c], key+"#"+c)
+			}
+		}
+		err = vs.flatten(context.Background(), units, man.Embedder.Dim)
+	}
 	if err != nil {
 		ix.notice(fmt.Sprintf("vector search off: %v", err))
 		return nil
@@ -500,10 +509,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 			ix.log.Warn("vector leg skipped", "err", err)
 		} else {
-			vh, err := ix.vec.search(ctx, qv[0], f, n)
-			if err != nil {
-				return nil, err
-			}
+			vh := ix.vec.searchFlat(qv[0], f, n)
 			ids := make([]string, len(vh))
 			for i, h := range vh {
 				ids[i] = h.ID

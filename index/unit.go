@@ -26,7 +26,7 @@ const (
 
 // maxEmbedChars bounds the text of one unit given to the embedder; long
 // implementations add little beyond their first part.
-const maxEmbedChars = 6000
+const maxEmbedChars = 2500
 
 // A unit is the retrieval unit: one component of one API.
 type unit struct {

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -17,6 +21,7 @@ import (
 type vectorStore struct {
 	db   *chromem.DB
 	cols map[string]*chromem.Collection
+	flat map[string]*flatCollection // set by flatten for querying
 }
 
 // noEmbed is the embedding function given to chromem: the index always
@@ -118,46 +123,89 @@ type vectorHit struct {
 	Similarity float32
 }
 
-// search returns up to n units per searched component, merged by cosine
-// similarity, best first.
-func (vs *vectorStore) search(ctx context.Context, qv []float32, f filter, n int) ([]vectorHit, error) {
+// flatCollection holds one component's vectors as a dense row-major
+// matrix for querying. chromem-go scores with a scalar loop (about 25 ms a
+// query at 10k bundles on 2 cores); one gonum BLAS matrix-vector product
+// over the same vectors gives the same cosine scores several times faster.
+type flatCollection struct {
+	ids     []string
+	library []string
+	version []string
+	mat     blas32.General // len(ids) × dim
+	scratch sync.Pool      // []float32 of len(ids)
+	dim     int
+}
+
+// flatten copies the vectors of the given unit IDs out of the chromem
+// collections into flat matrices, then drops the chromem copies. Units
+// missing from the store are skipped.
+func (vs *vectorStore) flatten(ctx context.Context, units map[string][]string, dim int) error {
+	vs.flat = map[string]*flatCollection{}
+	for comp, c := range vs.cols {
+		ids := units[comp]
+		fc := &flatCollection{dim: dim}
+		data := make([]float32, 0, len(ids)*dim)
+		for _, id := range ids {
+			d, err := c.GetByID(ctx, id)
+			if err != nil {
+				continue
+			}
+			if len(d.Embedding) != dim {
+				return fmt.Errorf("%w: vector %s has dimension %d, manifest says %d", ErrCorrupt, id, len(d.Embedding), dim)
+			}
+			fc.ids = append(fc.ids, id)
+			fc.library = append(fc.library, d.Metadata["library"])
+			fc.version = append(fc.version, d.Metadata["version"])
+			data = append(data, d.Embedding...)
+		}
+		n := len(fc.ids)
+		fc.mat = blas32.General{Rows: n, Cols: dim, Stride: dim, Data: data}
+		fc.scratch.New = func() any { s := make([]float32, n); return &s }
+		vs.flat[comp] = fc
+	}
+	vs.db, vs.cols = nil, nil
+	return nil
+}
+
+// searchFlat scores every vector of the searched components against qv
+// and returns the n best per component passing f, merged best first.
+func (vs *vectorStore) searchFlat(qv []float32, f filter, n int) []vectorHit {
 	comps := f.Components
 	if len(comps) == 0 {
 		comps = AllComponents
 	}
-	var where map[string]string
-	if f.Library != "" || f.Version != "" {
-		where = map[string]string{}
-		if f.Library != "" {
-			where["library"] = f.Library
-		}
-		if f.Version != "" {
-			where["version"] = f.Version
-		}
-	}
 	var out []vectorHit
 	for _, comp := range comps {
-		c := vs.cols[comp]
-		if c == nil || c.Count() == 0 {
+		fc := vs.flat[comp]
+		if fc == nil || len(fc.ids) == 0 || len(qv) != fc.dim {
 			continue
 		}
-		res, err := c.QueryEmbedding(ctx, qv, min(n, c.Count()), where, nil)
-		if err != nil {
-			return nil, fmt.Errorf("vector search %s: %w", comp, err)
+		sp := fc.scratch.Get().(*[]float32)
+		scores := *sp
+		blas32.Gemv(blas.NoTrans, 1, fc.mat, blas32.Vector{N: fc.dim, Inc: 1, Data: qv}, 0, blas32.Vector{N: len(scores), Inc: 1, Data: scores})
+		top := make([]vectorHit, 0, n+1)
+		for i, s := range scores {
+			if (f.Library != "" && fc.library[i] != f.Library) || (f.Version != "" && fc.version[i] != f.Version) {
+				continue
+			}
+			if len(top) == n && s <= top[n-1].Similarity {
+				continue
+			}
+			// insert keeping top sorted (n is small)
+			j := len(top)
+			top = append(top, vectorHit{})
+			for j > 0 && top[j-1].Similarity < s {
+				top[j] = top[j-1]
+				j--
+			}
+			top[j] = vectorHit{ID: fc.ids[i], Similarity: s}
+			if len(top) > n {
+				top = top[:n]
+			}
 		}
-		for _, r := range res {
-			out = append(out, vectorHit{ID: r.ID, Similarity: r.Similarity})
-		}
+		fc.scratch.Put(sp)
+		out = append(out, top...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Similarity > out[j].Similarity })
-	return out, nil
-}
-
-// count returns the number of vectors per component.
-func (vs *vectorStore) count() map[string]int {
-	m := map[string]int{}
-	for comp, c := range vs.cols {
-		m[comp] = c.Count()
-	}
-	return m
+	return out
 }
