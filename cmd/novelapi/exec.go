@@ -1,17 +1,175 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 func newExecCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "exec",
-		Short: "Run a Python file in a sandbox",
+	var (
+		envName, backend, memory string
+		timeout                  time.Duration
+		asJSON                   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "exec --env NAME [--backend auto|bwrap|docker] [--timeout 10s] [--memory 1GiB] [--json] FILE.py",
+		Short: "Run a Python file in a sandbox and print the result",
+		Long: `Run FILE.py as /job/main.py inside environment NAME with the sandbox's
+default limits (sandbox-spec §4.2), overriding the wall timeout and memory
+when given. Prints the program's stdout and stderr and a summary of the
+result, or the whole result as JSON with --json. Exits 0 when the sandbox
+ran, whatever the program did.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("exec: not implemented yet")
+			if envName == "" {
+				return usagef("exec: --env is required (see `novelapi env list`)")
+			}
+			var lim sandbox.Limits
+			lim.Wall = timeout
+			if memory != "" {
+				n, err := parseSize(memory)
+				if err != nil {
+					return usagef("exec: --memory %q: %v", memory, err)
+				}
+				lim.Memory = n
+			}
+			src, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("exec: %w", err)
+			}
+			env, err := sandbox.OpenStore(g.home).Get(envName)
+			if err != nil {
+				return err
+			}
+			r, err := sandbox.Auto(cmd.Context(), sandbox.AutoConfig{Backend: backend, Log: g.log})
+			if err != nil {
+				return err
+			}
+			spec := sandbox.PythonSpec(env, src)
+			spec.Limits = lim
+			res, err := r.Run(cmd.Context(), spec)
+			if err != nil {
+				return fmt.Errorf("exec %s: %w", filepath.Base(args[0]), err)
+			}
+			if asJSON {
+				return writeJSON(g.stdout, newExecOutput(res))
+			}
+			printResult(g.stdout, res)
+			return nil
 		},
 	}
+	cmd.Flags().StringVar(&envName, "env", "", "environment name (required)")
+	cmd.Flags().StringVar(&backend, "backend", sandbox.BackendAuto, "sandbox backend: auto, bwrap or docker")
+	cmd.Flags().DurationVar(&timeout, "timeout", sandbox.DefaultWall, "wall-clock limit")
+	cmd.Flags().StringVar(&memory, "memory", "", "memory limit, e.g. 512MiB or 2GiB (default 1GiB)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// execOutput is sandbox.Result with text streams and durations in seconds,
+// for scripts reading `novelapi exec --json`.
+type execOutput struct {
+	sandbox.Result
+	Stdout      string            `json:"stdout"`
+	Stderr      string            `json:"stderr"`
+	Outputs     map[string]string `json:"outputs,omitempty"`
+	WallSeconds float64           `json:"wall_seconds"`
+	CPUSeconds  float64           `json:"cpu_seconds"`
+}
+
+func newExecOutput(r sandbox.Result) execOutput {
+	o := execOutput{Result: r, Stdout: string(r.Stdout), Stderr: string(r.Stderr),
+		WallSeconds: r.Wall.Seconds(), CPUSeconds: r.CPU.Seconds()}
+	if len(r.Outputs) > 0 {
+		o.Outputs = map[string]string{}
+		for k, v := range r.Outputs {
+			o.Outputs[k] = string(v)
+		}
+	}
+	return o
+}
+
+func printResult(w io.Writer, r sandbox.Result) {
+	section := func(name string, data []byte, dropped int64) {
+		fmt.Fprintf(w, "--- %s (%d bytes", name, len(data))
+		if dropped > 0 {
+			fmt.Fprintf(w, ", %d more dropped", dropped)
+		}
+		fmt.Fprintln(w, ") ---")
+		w.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			fmt.Fprintln(w)
+		}
+	}
+	section("stdout", r.Stdout, r.StdoutDropped)
+	section("stderr", r.Stderr, r.StderrDropped)
+	names := make([]string, 0, len(r.Outputs))
+	for k := range r.Outputs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "--- %s/%s (%d bytes) ---\n", sandbox.OutDir, k, len(r.Outputs[k]))
+	}
+	fmt.Fprintln(w, "--- result ---")
+	exit := strconv.Itoa(r.ExitCode)
+	if r.Signal != "" {
+		exit += " (signal: " + r.Signal + ")"
+	}
+	limit := r.LimitHit
+	if limit == "" {
+		limit = "none"
+	}
+	fmt.Fprintf(w, "backend %s  exit %s  limit hit %s\n", r.Backend, exit, limit)
+	fmt.Fprintf(w, "wall %.3fs  cpu %.3fs  peak memory %s\n", r.Wall.Seconds(), r.CPU.Seconds(), formatSize(r.PeakMem))
+	fmt.Fprintf(w, "limits: wall %v  memory %s  pids %d  nofile %d  fsize %s  cpu %v\n",
+		r.Limits.Wall, formatSize(r.Limits.Memory), r.Limits.PIDs, r.Limits.NoFile, formatSize(r.Limits.FileSize), r.Limits.CPUTime)
+}
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+}
+
+// parseSize reads a byte count such as 512MiB, 2GiB, 1G or 1048576.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("want a positive size such as 512MiB or 2GiB")
+	}
+	return int64(f * float64(mult)), nil
+}
+
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
