@@ -318,10 +318,11 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	res.Stderr, res.StderrDropped = stderr.result()
 	res.Outputs = readOutputs(outDir, lim.StreamCap)
 
+	if ctx.Err() != nil && !res.TimedOut {
+		return fail(fmt.Errorf("sandbox: run cancelled: %w", context.Cause(ctx)))
+	}
 	if ws, ok := exitStatus(cmd, waitErr); ok {
 		setExit(&res, ws)
-	} else if ctx.Err() != nil {
-		return fail(fmt.Errorf("sandbox: run cancelled: %w", context.Cause(ctx)))
 	} else if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return fail(fmt.Errorf("sandbox: wait for bwrap: %w", waitErr))
 	}

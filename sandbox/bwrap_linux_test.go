@@ -1,8 +1,17 @@
 package sandbox_test
 
 import (
+	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
@@ -23,4 +32,104 @@ func newBwrap(t *testing.T) *sandbox.Bwrap {
 func TestBwrap_Conformance(t *testing.T) {
 	b := newBwrap(t)
 	sandboxtest.Conformance(t, b, sandboxtest.Env(t, "trixie-sci"))
+}
+
+func TestBwrap_JobFilesAndImports(t *testing.T) {
+	b := newBwrap(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	main := []byte("import helper, os, stat\n" +
+		"print(helper.VALUE, oct(stat.S_IMODE(os.stat('/job/pkg').st_mode)), oct(stat.S_IMODE(os.stat('/job/run.sh').st_mode)))\n")
+	spec := sandbox.PythonSpec(env, main,
+		sandbox.File{Path: "helper.py", Data: []byte("VALUE = 42\n")},
+		sandbox.File{Path: "pkg/data.txt", Data: []byte("x")},
+		sandbox.File{Path: "run.sh", Data: []byte("#!/bin/sh\n"), Mode: 0o777})
+	res, err := b.Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.Stdout), "42 0o555 0o555\n"; got != want || res.ExitCode != 0 {
+		t.Errorf("stdout %q exit %d stderr %q; want %q, 0 (/job on sys.path, read-only modes)", got, res.ExitCode, res.Stderr, want)
+	}
+	sandboxtest.AssertClean(t, b.Name())
+}
+
+func TestBwrap_StackLimitClamped(t *testing.T) {
+	// P11: asking for more than the inherited hard limit is clamped and
+	// recorded, never an error.
+	var hard unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_STACK, &hard); err != nil {
+		t.Fatal(err)
+	}
+	b := newBwrap(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	spec := sandbox.PythonSpec(env, []byte("import resource\nprint(resource.getrlimit(resource.RLIMIT_STACK)[0])\n"))
+	want := uint64(64 << 20)
+	if hard.Max != unix.RLIM_INFINITY && hard.Max < want {
+		want = hard.Max
+	}
+	spec.Limits.Stack = 64 << 20
+	res, err := b.Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(res.Stdout)); got != strconv.FormatUint(want, 10) || uint64(res.Limits.Stack) != want {
+		t.Errorf("stack inside %s, recorded %d; want %d (stderr %q)", got, res.Limits.Stack, want, res.Stderr)
+	}
+}
+
+func TestBwrap_ContextCancel(t *testing.T) {
+	b := newBwrap(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	spec := sandbox.PythonSpec(env, sandboxtest.Script(t, "busy_loop.py"))
+	start := time.Now()
+	_, err := b.Run(ctx, spec)
+	if err == nil {
+		t.Errorf("Run after cancellation = nil error; want the cancellation")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Run returned %v after start; want soon after the 1.5 s cancellation", took)
+	}
+	sandboxtest.AssertClean(t, b.Name())
+}
+
+func TestBwrap_SweepsDeadOwnersCgroups(t *testing.T) {
+	newBwrap(t) // creates the parents
+	// A leftover of a harness that was SIGKILLed mid-run (P19, P20): a run
+	// cgroup named after a dead process, with a live member.
+	const name = "999999999-5-1"
+	var dirs []string
+	for _, ctrl := range []string{"pids", "memory"} {
+		d := filepath.Join("/sys/fs/cgroup", ctrl, "novelapi", name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Skipf("cannot create a v1 cgroup (%v); the sweep is covered on v1 hosts", err)
+		}
+		dirs = append(dirs, d)
+	}
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sleeper.Wait() }()
+	for _, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(sleeper.Process.Pid)), 0); err != nil {
+			sleeper.Process.Kill()
+			t.Fatal(err)
+		}
+	}
+	newBwrap(t) // the start-up sweep
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		sleeper.Process.Kill()
+		t.Errorf("the sweep left the leftover run's process alive")
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("the sweep left %s", d)
+			os.Remove(d)
+		}
+	}
 }

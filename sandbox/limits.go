@@ -222,9 +222,8 @@ var linuxSignals = [...]string{
 
 // Names of the signals limitHitOf looks for.
 var (
-	sigKilled = signalName(9)
-	sigXCPU   = signalName(24)
-	sigXFSZ   = signalName(25)
+	sigXCPU = signalName(24)
+	sigXFSZ = signalName(25)
 )
 
 func signalName(n int) string {
