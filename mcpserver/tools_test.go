@@ -234,8 +234,16 @@ func TestSearch_NoHitsShortAnswer(t *testing.T) {
 			t.Errorf("%v: no-hit answer dumps bundles", args)
 		}
 	}
+	// Vector neighbours of a nonsense query are ties in any order: the
+	// golden file omits that line.
 	_, txt := search(t, c, map[string]any{"query": "qwxz zzyzx"})
-	golden(t, "search_apis", "no_hits", txt)
+	var kept []string
+	for _, line := range strings.Split(txt, "\n") {
+		if !strings.HasPrefix(line, "Loosely related") {
+			kept = append(kept, line)
+		}
+	}
+	golden(t, "search_apis", "no_hits", strings.Join(kept, "\n"))
 }
 
 // T1, T3, T5: version resolution and disclosure.

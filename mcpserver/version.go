@@ -174,15 +174,19 @@ func (c versionChoice) Note() string {
 	case MatchRange:
 		return fmt.Sprintf("range match (requested %s, served %s)", c.Requested, c.Served)
 	case MatchFallback:
+		avail := make([]string, len(c.Available))
+		for i, a := range c.Available {
+			avail[i] = orUnknown(a)
+		}
 		return fmt.Sprintf("version %s is not available (available: %s); %s is offered as a FALLBACK and may differ from %s",
-			c.Requested, strings.Join(c.Available, ", "), orUnknown(c.Served), c.Requested)
+			c.Requested, strings.Join(avail, ", "), orUnknown(c.Served), c.Requested)
 	}
 	return ""
 }
 
 func orUnknown(s string) string {
 	if s == "" {
-		return "an unversioned bundle"
+		return "unversioned"
 	}
 	return s
 }
@@ -200,8 +204,9 @@ func orUnknown(s string) string {
 //     version satisfying every clause (final releases preferred) → MatchRange.
 //   - nothing satisfies: the latest is offered → MatchFallback.
 //
-// available may hold "" for bundles without provenance; such bundles are
-// served whatever was asked, as MatchLatest with Served "".
+// available may hold "" for bundles without provenance: with no version
+// requested they are MatchLatest, with one they are a MatchFallback (their
+// version is unknown).
 func resolveVersion(requested string, available []string) versionChoice {
 	c := versionChoice{Requested: strings.TrimSpace(requested), Available: sortVersions(available)}
 	var parsed []pyVersion
