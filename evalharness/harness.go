@@ -24,7 +24,8 @@ type Config struct {
 	// Runner executes the scripts (required).
 	Runner sandbox.Runner
 	// Envs resolves a library name to its environment. nil means Store with
-	// EnvNames. A task's own Environment field always goes through Store.
+	// EnvNames. A task's own Environment field goes through Store when
+	// Store is set (Envs otherwise gets the library).
 	Envs func(library string) (*sandbox.Environment, error)
 	// Store holds the environments; used for Task.Environment and when Envs is nil.
 	Store *sandbox.Store
@@ -79,7 +80,7 @@ func (h *Harness) environment(task *Task) (*sandbox.Environment, error) {
 }
 
 func (h *Harness) envFor(library, name string) (*sandbox.Environment, error) {
-	if name == "" && h.cfg.Envs != nil {
+	if h.cfg.Envs != nil && (name == "" || h.cfg.Store == nil) {
 		return h.cfg.Envs(library)
 	}
 	if h.cfg.Store == nil {

@@ -14,7 +14,7 @@ func newTestHarness(t testing.TB) *Harness {
 	t.Helper()
 	r := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	h, err := New(Config{Runner: r, Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	h, err := New(Config{Runner: r, Store: sandbox.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,3 +164,13 @@ func spliceTest(executionTest string, expected []json.RawMessage, withCheck bool
 	}
 	return head + EndCheckMarker + "\n" + CallCheck(expected) + tail, nil
 }
+
+// CheckBlock returns the monitor check block that starts every assertion
+// layer (novelapibench-protocol §4.1, layout item 1), ending with
+// EndCheckMarker. Task generators prepend it to the layer-1 scenario.
+func CheckBlock(apiName string) string {
+	return "# --- target-API call check (auto-injected) ---\n" +
+		"assert _target_api_spy_installed, " + pyStr("target-API spy failed to install for "+apiName) + "\n" +
+		"assert _target_api_call_count[0] > 0, " + pyStr("solution did not call target API "+apiName) + "\n" +
+		"_target_api_call_count[0] = 0\n" + EndCheckMarker + "\n"
+}
