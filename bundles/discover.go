@@ -442,6 +442,15 @@ func preamble(doc string) string {
 	return prefix(doc, 800)
 }
 
+// firstParagraph returns the docstring's summary paragraph.
+func firstParagraph(doc string) string {
+	doc = strings.TrimSpace(doc)
+	if i := strings.Index(doc, "\n\n"); i >= 0 {
+		doc = doc[:i]
+	}
+	return doc
+}
+
 // entryFilter returns the name of the first per-entry filter that drops e
 // (§7 "Filters"), or "".
 func entryFilter(e *SurfaceEntry, library string, opts DiffOptions, sharedDocs map[string]int) string {
@@ -455,7 +464,7 @@ func entryFilter(e *SurfaceEntry, library string, opts DiffOptions, sharedDocs m
 		return FilterExtension
 	}
 	doc := deref(e.Docstring)
-	if doc != "" && deprecatedRE.MatchString(preamble(doc)) {
+	if doc != "" && (deprecatedRE.MatchString(firstParagraph(doc)) || strings.Contains(preamble(doc), ".. deprecated::")) {
 		return FilterDeprecated
 	}
 	if strings.HasPrefix(e.DefiningModule, "typing") {

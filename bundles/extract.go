@@ -25,7 +25,7 @@ import (
 // Defaults for ExtractConfig.
 const (
 	DefaultBatchSize      = 20
-	DefaultExampleTimeout = 20 * time.Second
+	DefaultExampleTimeout = 60 * time.Second
 	// MaxExamples is the most examples kept per bundle (§7 "E").
 	MaxExamples = 5
 )

@@ -100,7 +100,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 	f.IntVar(&cfg.Workers, "workers", 0, "parallel sandbox runs (default: number of CPUs)")
 	f.IntVar(&cfg.BatchSize, "batch", 0, "APIs per sandbox run (default 20)")
 	f.IntVar(&cfg.Limit, "limit", 0, "extract at most N candidates not yet done (0: all)")
-	f.DurationVar(&cfg.ExampleTimeout, "example-timeout", 0, "timeout of one example (default 20s)")
+	f.DurationVar(&cfg.ExampleTimeout, "example-timeout", 0, "timeout of one example (default 60s)")
 	f.BoolVar(&cfg.Strict, "strict", false, "apply every bundle-drop rule of the protocol (no example, no S)")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed candidate lines instead of failing")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
