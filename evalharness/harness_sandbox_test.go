@@ -33,3 +33,8 @@ func TestCheckCode_Smoke(t *testing.T) {
 		t.Errorf("CheckCode = %+v; want ran, called, Pass", cr)
 	}
 }
+
+func sandboxtestEnv(t testing.TB) *sandbox.Environment {
+	t.Helper()
+	return sandboxtest.Env(t, "trixie-sci")
+}
