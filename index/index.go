@@ -490,7 +490,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		weights  []float64
 	)
 	if q.Retriever == Hybrid || q.Retriever == BM25 {
-		lh, err := searchLexical(ctx, ix.lex, q.Text, f, n)
+		lh, err := searchLexical(ctx, ix.lex, expandQuery(q.Text), f, n)
 		if err != nil {
 			return nil, err
 		}
@@ -502,7 +502,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		weights = append(weights, lexicalWeight)
 	}
 	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
-		qv, err := ix.emb.Embed(ctx, []string{q.Text})
+		qv, err := ix.emb.Embed(ctx, []string{expandQuery(q.Text)})
 		if err != nil {
 			if q.Retriever == Vector {
 				return nil, fmt.Errorf("embed query: %w", err)
