@@ -1,0 +1,52 @@
+package evalharness
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestPythonTemplates runs testdata/pytests/templates_test.py inside the
+// sandbox after the recording monitor, through the runner.
+func TestPythonTemplates(t *testing.T) {
+	h := newTestHarness(t)
+	src, err := os.ReadFile("testdata/pytests/templates_test.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := CallCheck([]json.RawMessage{json.RawMessage(`{"kind":"call","ret":{"t":"sequence","len":2}}`)})
+	bad := CallCheck([]json.RawMessage{json.RawMessage(`{"kind":"call","ret":{"t":"sequence","len":3}}`)})
+	task := &Task{TaskID: "templates", APIName: "numpy.unstack", Library: "numpy"}
+	job := runnerJob{
+		Setup: buildSetup(task, setupOptions{leafBinding: true}),
+		Code:  "CALL_CHECK_OK = " + pyStr(ok) + "\nCALL_CHECK_BAD = " + pyStr(bad) + "\n" + string(src),
+	}
+	env := sandboxtestEnv(t)
+	out, err := h.execJob(context.Background(), env, job, 60e9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Recs.Tamper != "" || out.Recs.Exception != nil || out.Res.ExitCode != 0 {
+		t.Fatalf("templates test failed: tamper=%q exit=%d\n%s", out.Recs.Tamper, out.Res.ExitCode, out.Res.Stderr)
+	}
+	if !strings.Contains(string(out.Res.Stdout), "templates ok") {
+		t.Errorf("stdout = %q", out.Res.Stdout)
+	}
+}
+
+func TestStockMonitor(t *testing.T) {
+	m := StockMonitor("scipy.stats.lmoment")
+	if !strings.Contains(m, `_target_api_name = "scipy.stats.lmoment"`) || strings.Contains(m, "__NOVELAPI") {
+		t.Errorf("StockMonitor does not embed the name:\n%s", m)
+	}
+	task := &Task{TaskID: "x", APIName: "scipy.stats.lmoment", TestHarness: TestHarness{SetupCode: "pass", ExecutionTest: CheckBlock("scipy.stats.lmoment") + "pass"}}
+	if err := task.Validate(false); err == nil || !strings.Contains(err.Error(), "stock target-call monitor") {
+		t.Errorf("Validate with a foreign setup_code = %v; want the stock-monitor error", err)
+	}
+	task.TestHarness.SetupCode = m
+	if err := task.Validate(false); err != nil {
+		t.Errorf("Validate = %v", err)
+	}
+}
