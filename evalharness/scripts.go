@@ -37,3 +37,22 @@ func pyStr(s string) string {
 func StockMonitor(apiName string) string {
 	return strings.Replace(pyFile("stock_monitor.py"), "__NOVELAPI_TARGET__", pyStr(apiName), 1)
 }
+
+// IsStockMonitor reports whether setup is a stock target-call monitor for
+// apiName (novelapibench-protocol §4.1 guard, §9.16): novelapi's own text
+// (StockMonitor), or a monitor in the published layout, recognised by its
+// state lines — exactly one `_target_api_name = '<apiName>'` assignment,
+// `_target_api_call_count = [0]` and `_target_api_spy_installed = False`.
+// The text is never executed either way: evaluation replaces it with the
+// recording monitor.
+func IsStockMonitor(setup, apiName string) bool {
+	s := strings.TrimSpace(setup)
+	if s == strings.TrimSpace(StockMonitor(apiName)) {
+		return true
+	}
+	if strings.Count(s, "\n_target_api_name = ") != 1 {
+		return false
+	}
+	named := strings.Contains(s, "\n_target_api_name = '"+apiName+"'\n") || strings.Contains(s, "\n_target_api_name = "+pyStr(apiName)+"\n")
+	return named && strings.Contains(s, "\n_target_api_call_count = [0]\n") && strings.Contains(s, "\n_target_api_spy_installed = False\n")
+}

@@ -239,7 +239,7 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 		if !strings.Contains(t.TestHarness.ExecutionTest, EndCheckMarker) {
 			errs = append(errs, "test_harness.execution_test lacks the "+EndCheckMarker+" marker")
 		}
-		if !allowCustomSetup && strings.TrimSpace(t.TestHarness.SetupCode) != strings.TrimSpace(StockMonitor(t.APIName)) {
+		if !allowCustomSetup && !IsStockMonitor(t.TestHarness.SetupCode, t.APIName) {
 			errs = append(errs, "test_harness.setup_code is not the stock target-call monitor for "+t.APIName)
 		}
 	}

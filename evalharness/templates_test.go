@@ -50,3 +50,24 @@ func TestStockMonitor(t *testing.T) {
 		t.Errorf("Validate = %v", err)
 	}
 }
+
+func TestIsStockMonitor(t *testing.T) {
+	published := "# --- target-API call spy (auto-injected) ---\nimport importlib as _spy_il\n_target_api_name = 'numpy.unstack'\n_target_api_call_count = [0]\n_target_api_spy_installed = False\ntry:\n    pass\nexcept Exception:\n    pass\n"
+	tests := []struct {
+		name, setup, api string
+		want             bool
+	}{
+		{"Ours", StockMonitor("numpy.unstack"), "numpy.unstack", true},
+		{"PublishedLayout", published, "numpy.unstack", true},
+		{"OtherAPI", published, "numpy.stack", false},
+		{"Tampered", strings.Replace(published, "_target_api_spy_installed = False", "_target_api_spy_installed = True", 1), "numpy.unstack", false},
+		{"Empty", "", "numpy.unstack", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsStockMonitor(tt.setup, tt.api); got != tt.want {
+				t.Errorf("IsStockMonitor = %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
