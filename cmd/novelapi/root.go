@@ -95,4 +95,5 @@ var commands = []func(*globals) *cobra.Command{
 	newGenerateCmd,
 	newImportCmd,
 	newRenderCmd,
+	newUpCmd,
 }

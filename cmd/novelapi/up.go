@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/pipeline"
+	"github.com/novelapi/novelapi/sandbox"
+)
+
+func newUpCmd(g *globals) *cobra.Command {
+	var (
+		cfg      pipeline.Config
+		libs     string
+		backend  string
+		httpAddr string
+		noServe  bool
+		jsonOut  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Build everything (environments, bundles, tasks, index), print the figures and serve MCP",
+		Long: `Takes a fresh machine to the main job: builds the Debian environments (bookworm: old releases,
+trixie: new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds tasks and runs
+the C1 filter (Stages 3–4), builds the index, evaluates retrieval, prints the figures and starts the
+MCP server (stdio, or streamable HTTP with --http). Every stage is skipped when its output exists, so
+a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			runner, err := newRunner(ctx, g, backend)
+			if err != nil {
+				return err
+			}
+			cfg.Home, cfg.Runner, cfg.Log = g.home, runner, g.log
+			if libs != "" {
+				cfg.Libraries = strings.Split(libs, ",")
+			}
+			cfg.Progress = progressWriter(g)
+			sum, err := pipeline.Up(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			// In stdio mode stdout belongs to JSON-RPC: figures go to stderr.
+			out := g.stdout
+			if !noServe && httpAddr == "" {
+				out = g.stderr
+			}
+			if jsonOut {
+				if err := writeJSON(out, sum); err != nil {
+					return err
+				}
+			} else {
+				printUp(out, sum)
+			}
+			if noServe {
+				return nil
+			}
+			return serveIndex(ctx, g, sum.Paths.Index, filepath.Dir(sum.Paths.Tasks), backend, httpAddr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&libs, "libraries", "", "comma-separated libraries (default numpy,scipy,pandas)")
+	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
+	f.IntVar(&cfg.Workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
+	f.BoolVar(&cfg.SkipTasks, "skip-tasks", false, "skip tasks, call records and C1")
+	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) instead of stdio")
+	f.BoolVar(&noServe, "no-serve", false, "stop after printing the figures")
+	f.BoolVar(&jsonOut, "json", false, "print the figures as JSON")
+	return cmd
+}
+
+// serveIndex starts the MCP server over the index built by up, with the
+// task pool of taskDir as evaluate's default.
+func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, httpAddr string) error {
+	cfg := mcpserver.Config{IndexDir: indexDir, Logger: g.log}
+	cfg.Eval.TasksPath = filepath.Join(taskDir, "tasks.jsonl")
+	cfg.Eval.ExpectedPath = filepath.Join(taskDir, "expected_calls.jsonl")
+	cfg.Eval.RunsDir = filepath.Join(g.home, "runs", "mcp")
+	cfg.ReadyWait = mcpserver.DefaultReadyWait
+	home, log := g.home, g.log
+	cfg.Harness = func(ctx context.Context) (*evalharness.Harness, error) {
+		r, err := sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: log})
+		if err != nil {
+			return nil, err
+		}
+		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+	}
+	g.log.Info("serving MCP", "index", indexDir, "http", httpAddr)
+	return serve(ctx, g, cfg, httpAddr)
+}
+
+func printUp(w io.Writer, s *pipeline.Summary) {
+	fmt.Fprintf(w, "novelapi up: done in %.0f s (work dir %s)\n", s.Seconds, s.Paths.WorkDir)
+	fmt.Fprintf(w, "environments: %v\n", s.Envs)
+	var libs []string
+	for l := range s.Libraries {
+		libs = append(libs, l)
+	}
+	sort.Strings(libs)
+	fmt.Fprintf(w, "%-8s %-18s %5s %5s %8s %9s %6s %6s\n", "library", "versions", "new", "mod", "bundles", "executed", "tasks", "C1")
+	for _, l := range libs {
+		x := s.Libraries[l]
+		fmt.Fprintf(w, "%-8s %-18s %5d %5d %8d %9d %6d %6d\n", l, x.OldVersion+" -> "+x.NewVersion, x.New, x.Modified, x.Bundles, x.Executed, x.Tasks, x.C1Passed)
+	}
+	if len(s.Retrieval) > 0 {
+		fmt.Fprintf(w, "retrieval (task description + context as query):\n")
+		for _, r := range s.Retrieval {
+			name := string(r.Retriever)
+			if r.Condition != "" {
+				name += "(" + r.Condition + ")"
+			}
+			fmt.Fprintf(w, "  %-14s n=%d hit@1 %.3f hit@5 %.3f MRR %.3f\n", name, r.N, r.HitAt1, r.HitAt5, r.MRR)
+		}
+	}
+	var stages []string
+	for k, v := range s.Stages {
+		stages = append(stages, k+"="+v)
+	}
+	sort.Strings(stages)
+	fmt.Fprintf(w, "stages: %s\n", strings.Join(stages, ", "))
+}
