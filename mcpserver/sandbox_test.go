@@ -1,0 +1,134 @@
+package mcpserver_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// Real tasks with recorded expected calls, owned by evalharness (read only).
+const (
+	evalTasks    = "../evalharness/testdata/tasks/tasks.jsonl"
+	evalExpected = "../evalharness/testdata/tasks/expected_calls.jsonl"
+)
+
+// sandboxServer is a server whose check_code and evaluate run in the real
+// sandbox on the trixie-sci environment (skipped locally without one,
+// failing under NOVELAPI_REQUIRE_SANDBOX=1).
+func sandboxServer(t *testing.T) *mcpserver.Server {
+	r := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	return newServer(t, mcpserver.Config{
+		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
+			return evalharness.New(evalharness.Config{Runner: r,
+				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
+		},
+		Eval: mcpserver.EvalConfig{TasksPath: evalTasks, ExpectedPath: evalExpected, RunsDir: t.TempDir(), Workers: 2},
+	})
+}
+
+type checkOut struct {
+	APIName       string `json:"api_name"`
+	Library       string `json:"library"`
+	Version       string `json:"version"`
+	Ran           bool   `json:"ran"`
+	TargetCalled  bool   `json:"target_called"`
+	ExceptionType string `json:"exception_type"`
+	Label         string `json:"label"`
+}
+
+func TestCheckCode_Sandbox(t *testing.T) {
+	c := inProcess(t, sandboxServer(t))
+	tests := []struct {
+		name, code  string
+		ran, called bool
+		label       string
+	}{
+		{"CallsTarget", "```python\nimport numpy as np\nparts = np.unstack(np.arange(6).reshape(2, 3), axis=0)\nprint(len(parts))\n```", true, true, "Pass"},
+		{"NeverCallsTarget", "import numpy as np\nparts = np.split(np.arange(6), 2)\nprint(len(parts))", true, false, "WrongAPISelection"},
+		{"WrongParam", "import numpy as np\nparts = np.unstack(np.arange(6).reshape(2, 3), dim=0)", false, true, "WrongParam"}, // the spy counts the rejected call,
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, c, "check_code", map[string]any{"code": tt.code, "api_name": "numpy.unstack"})
+			wantOK(t, res)
+			var out checkOut
+			structured(t, res, &out)
+			if out.Ran != tt.ran || out.TargetCalled != tt.called || out.Library != "numpy" || out.Version != "2.2.4" {
+				t.Errorf("check: %+v\n%s", out, text(res))
+			}
+			if tt.label != "" && out.Label != tt.label {
+				t.Errorf("label %q, want %q\n%s", out.Label, tt.label, text(res))
+			}
+		})
+	}
+}
+
+// evaluate over the real sandbox: progress notifications, summary and
+// report path.
+func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
+	c := inProcess(t, sandboxServer(t))
+	tasks, err := evalharness.LoadTasks(evalTasks, evalharness.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var preds []any
+	for _, tk := range tasks {
+		if tk.Library == "numpy" && len(preds) < 2 {
+			preds = append(preds, map[string]any{"task_id": tk.TaskID, "completion": tk.MaskedRegion})
+		}
+	}
+	var mu sync.Mutex
+	var progress []float64
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			mu.Lock()
+			defer mu.Unlock()
+			switch p := n.Params.AdditionalFields["progress"].(type) {
+			case int:
+				progress = append(progress, float64(p))
+			case float64:
+				progress = append(progress, p)
+			}
+		}
+	})
+	var req mcp.CallToolRequest
+	req.Params.Name = "evaluate"
+	req.Params.Arguments = map[string]any{"predictions": preds, "library": "numpy", "condition": "S+E"}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "eval-1"}
+	res, err := c.CallTool(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, res)
+	var out struct {
+		RunDir   string `json:"run_dir"`
+		ReportMD string `json:"report_md"`
+		Tasks    int    `json:"tasks"`
+		Summary  struct {
+			N      int `json:"n_tasks"`
+			Passed int `json:"passed"`
+		} `json:"summary"`
+	}
+	structured(t, res, &out)
+	if out.Tasks != 2 || out.Summary.N != 2 || out.Summary.Passed != 2 || out.ReportMD != filepath.Join(out.RunDir, evalharness.ReportMDFile) {
+		t.Errorf("evaluate: %+v\n%s", out, text(res))
+	}
+	if !strings.Contains(text(res), "pass@1 100.0%") {
+		t.Errorf("evaluate text: %s", text(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(progress) < 2 || progress[len(progress)-1] != 2 {
+		t.Errorf("progress notifications: %v, want ... 2", progress)
+	}
+}
