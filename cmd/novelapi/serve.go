@@ -21,6 +21,7 @@ func newServeCmd(g *globals) *cobra.Command {
 		httpAddr string
 		backend  string
 		noExec   bool
+		ep       endpointFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -51,9 +52,17 @@ The index opens in the background: initialize and tools/list answer at once.`,
 					return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
 				}
 			}
+			if ep.endpoint != "" {
+				client, err := ep.client()
+				if err != nil {
+					return err
+				}
+				cfg.Eval.Generate = mcpGenerator(client, cfg.IndexDir)
+			}
 			return serve(cmd.Context(), g, cfg, httpAddr)
 		},
 	}
+	ep.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&cfg.IndexDir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP (/mcp) and legacy SSE (/sse) on ADDR, e.g. 127.0.0.1:8080, instead of stdio")

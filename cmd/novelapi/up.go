@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/mcpserver"
 	"github.com/novelapi/novelapi/pipeline"
 	"github.com/novelapi/novelapi/sandbox"
@@ -24,6 +25,7 @@ func newUpCmd(g *globals) *cobra.Command {
 		httpAddr string
 		noServe  bool
 		jsonOut  bool
+		ep       endpointFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -64,9 +66,16 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 			if noServe {
 				return nil
 			}
-			return serveIndex(ctx, g, sum.Paths.Index, filepath.Dir(sum.Paths.Tasks), backend, httpAddr)
+			var client *llm.Client
+			if ep.endpoint != "" {
+				if client, err = ep.client(); err != nil {
+					return err
+				}
+			}
+			return serveIndex(ctx, g, sum.Paths.Index, filepath.Dir(sum.Paths.Tasks), backend, httpAddr, client)
 		},
 	}
+	ep.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&libs, "libraries", "", "comma-separated libraries (default numpy,scipy,pandas)")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
@@ -79,8 +88,9 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 }
 
 // serveIndex starts the MCP server over the index built by up, with the
-// task pool of taskDir as evaluate's default.
-func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, httpAddr string) error {
+// task pool of taskDir as evaluate's default and, with a client, the
+// evaluate tool's use_model option.
+func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, httpAddr string, client *llm.Client) error {
 	cfg := mcpserver.Config{IndexDir: indexDir, Logger: g.log}
 	cfg.Eval.TasksPath = filepath.Join(taskDir, "tasks.jsonl")
 	cfg.Eval.ExpectedPath = filepath.Join(taskDir, "expected_calls.jsonl")
@@ -93,6 +103,9 @@ func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, htt
 			return nil, err
 		}
 		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+	}
+	if client != nil {
+		cfg.Eval.Generate = mcpGenerator(client, indexDir)
 	}
 	g.log.Info("serving MCP", "index", indexDir, "http", httpAddr)
 	return serve(ctx, g, cfg, httpAddr)
