@@ -295,11 +295,12 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 	entry := entryPoint(ex.SolutionSignature, ref)
 	var test strings.Builder
 	test.WriteString(DeferredCheckHead(api, entry))
-	var calls []string
+	var calls, units []string
 	for _, ut := range ex.UnitTests {
 		test.WriteString("\n" + strings.TrimRight(ut, " \n") + "\n")
 		if m := defName.FindStringSubmatch(ut); m != nil {
 			calls = append(calls, m[1]+"()")
+			units = append(units, strings.TrimRight(ut, " \n")+"\n\n"+m[1]+"()\n")
 		}
 	}
 	test.WriteString("\n" + strings.Join(calls, "\n") + "\n\n" + DeferredCheckTail(api))
@@ -320,7 +321,7 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 		},
 		Novelty: novelty, Environment: env, EntryPoint: entry, TimeoutS: timeout, Generator: "import:codeupdatearena",
 	}
-	return &Task{Task: et, HiddenSetup: arenaHiddenSetup(u, ex, api), BundleVersion: u.UpdateID, Origin: ArenaOrigin, Group: u.Package}
+	return &Task{Task: et, HiddenSetup: arenaHiddenSetup(u, ex, api), BundleVersion: u.UpdateID, Origin: ArenaOrigin, Group: u.Package, UnitTests: units}
 }
 
 // writeStats writes import.json into out.

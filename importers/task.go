@@ -35,6 +35,10 @@ type Task struct {
 	// Group is the dataset's own grouping of the task (the package for
 	// CodeUpdateArena), used for per-group figures.
 	Group string `json:"group,omitempty"`
+	// UnitTests are the dataset's tests as the original harness runs them,
+	// each alone after the solution: a test and its call (CodeUpdateArena
+	// runs one program per unit test). Used by [CheckReferences].
+	UnitTests []string `json:"unit_tests,omitempty"`
 }
 
 // Files written by the importers into their output directory.

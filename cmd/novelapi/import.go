@@ -1,17 +1,173 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
 
+	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
 )
 
 func newImportCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Import task pools from other studies",
+		Long: `Import task pools written by other studies into novelapi's formats:
+bundles.jsonl (API knowledge, indexable and served over MCP), tasks.jsonl
+(protocol task format), expected_calls.jsonl and reference_predictions.jsonl
+(for C1 runs with novelapi eval run). See docs/importers.md.`,
+	}
+	cmd.AddCommand(newImportArenaCmd(g), newImportPriCoderCmd(g), newImportHumanEvalCmd(g), newImportCheckCmd(g))
+	return cmd
+}
+
+// printStats prints an import's figures: JSON with --json, else one line.
+func printStats(g *globals, st importers.Stats, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(g.stdout).Encode(st)
+	}
+	_, err := fmt.Fprintf(g.stdout, "%s: %d bundles, %d tasks, %d skipped -> %s\n", st.Origin, st.Bundles, st.Tasks, st.Skipped, st.OutDir)
+	return err
+}
+
+func newImportArenaCmd(g *globals) *cobra.Command {
+	var (
+		cfg    importers.ArenaConfig
+		out    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "codeupdatearena FILE --out DIR",
+		Short: "Import CodeUpdateArena's arena.jsonl (updates as bundles, examples as tasks)",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("import: not implemented yet")
+			if out == "" {
+				return usagef("import codeupdatearena: --out is required")
+			}
+			st, err := importers.ImportCodeUpdateArena(args[0], out, cfg)
+			if err != nil {
+				return err
+			}
+			return printStats(g, st, asJSON)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "output directory")
+	f.StringVar(&cfg.Environment, "env", importers.ArenaEnvironment, "environment the tasks name")
+	f.StringSliceVar(&cfg.SkipPackages, "skip-packages", nil, "packages whose examples are listed as skipped, e.g. torch")
+	f.StringVar(&cfg.SkipReason, "skip-reason", "", "reason recorded for skipped packages")
+	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
+	return cmd
+}
+
+func newImportPriCoderCmd(g *globals) *cobra.Command {
+	var (
+		cfg    importers.PriCoderConfig
+		out    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "pricoder --tasks T --docs D --library NAME --out DIR",
+		Short: "Import a PriCoder-style pool (tasks with api_list plus API docs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfg.TasksPath == "" || cfg.DocsPath == "" || cfg.Library == "" || out == "" {
+				return usagef("import pricoder: --tasks, --docs, --library and --out are required")
+			}
+			st, err := importers.ImportPriCoder(out, cfg)
+			if err != nil {
+				return err
+			}
+			return printStats(g, st, asJSON)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.TasksPath, "tasks", "", "tasks JSONL (id, task, prompt, canonical_solution, test, api_list)")
+	f.StringVar(&cfg.DocsPath, "docs", "", "API docs JSONL (qualname, signature, docstring, code)")
+	f.StringVar(&cfg.Library, "library", "", "library key of the bundles and tasks")
+	f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default: the library's)")
+	f.StringVar(&cfg.Domain, "domain", "", "protocol domain of the bundles and tasks")
+	f.StringVar(&out, "out", "", "output directory")
+	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
+	return cmd
+}
+
+func newImportHumanEvalCmd(g *globals) *cobra.Command {
+	var (
+		cfg    importers.HumanEvalConfig
+		out    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "humaneval FILE --out DIR",
+		Short: "Import a HumanEval-style pool (no target API: the spy requirement is off)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("import humaneval: --out is required")
+			}
+			st, err := importers.ImportHumanEval(args[0], out, cfg)
+			if err != nil {
+				return err
+			}
+			return printStats(g, st, asJSON)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default trixie-sci)")
+	f.StringVar(&cfg.Library, "library", "", "library key of the tasks (default humaneval)")
+	f.StringVar(&out, "out", "", "output directory")
+	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
+	return cmd
+}
+
+func newImportCheckCmd(g *globals) *cobra.Command {
+	var (
+		cfg     importers.CheckConfig
+		backend string
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check DIR",
+		Short: "Run an imported pool's references in the sandbox (C1) under the original and the monitored assembly",
+		Long: `Run every reference of the pool in DIR in its environment, under the
+dataset's own assembly and under novelapi's monitored assembly, appending
+to DIR/reference_check.jsonl (a rerun resumes) and writing
+DIR/reference_check.md (figures per group and every failing reference).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if backend != "bwrap" {
+				return usagef("import check: --backend %q: only bwrap is supported here", backend)
+			}
+			r, err := sandbox.NewBwrap(sandbox.BwrapConfig{Log: g.log})
+			if err != nil {
+				return err
+			}
+			cfg.Runner, cfg.Store, cfg.Log = r, sandbox.OpenStore(g.home), g.log
+			if !g.quiet {
+				cfg.Progress = os.Stderr
+			}
+			sum, err := importers.CheckPool(cmd.Context(), args[0], cfg)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(g.stdout).Encode(sum)
+			}
+			var b strings.Builder
+			for _, gr := range append(sum.Groups, sum.Total) {
+				fmt.Fprintf(&b, "%-10s tasks %4d  original %4d  monitored %4d  infra %d\n", gr.Group, gr.Tasks, gr.OriginalPassed, gr.MonitorPassed, gr.InfraErrors)
+			}
+			_, err = fmt.Fprint(g.stdout, b.String())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&cfg.Workers, "workers", 1, "tasks checked at once")
+	f.StringVar(&backend, "backend", "bwrap", "sandbox backend (bwrap)")
+	f.BoolVar(&asJSON, "json", false, "print the figures as JSON")
+	return cmd
 }

@@ -1,0 +1,86 @@
+package importers_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+func errorsAsParse(err error) (*bundles.ParseError, bool) {
+	return errors.AsType[*bundles.ParseError](err)
+}
+
+// checkAll runs CheckReferences over tasks and fails on any reference that
+// does not pass both assemblies.
+func checkAll(t *testing.T, tasks []*importers.Task) {
+	t.Helper()
+	res, err := importers.CheckReferences(t.Context(), tasks, importers.CheckConfig{
+		Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home()), Workers: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.InfraError != "" || !r.Original.Passed || !r.Monitor.Passed {
+			t.Errorf("%s: infra %q original %+v monitored %+v", r.TaskID, r.InfraError, r.Original, r.Monitor)
+		}
+	}
+}
+
+// C1 on a handful of real CodeUpdateArena examples in the real sandbox:
+// the math.sin and numpy rename references pass the original assembly and
+// the monitored one (the spy sees the installed update).
+func TestCheckReferences_Arena(t *testing.T) {
+	sandboxtest.Env(t, importers.ArenaEnvironment)
+	_, tasks, _ := importArena(t)
+	var keep []*importers.Task
+	for _, tk := range tasks {
+		if tk.Group == "math" || strings.Contains(tk.TaskID, "modify-function-name") {
+			keep = append(keep, tk)
+		}
+	}
+	checkAll(t, keep)
+}
+
+// A reference that never calls the target fails the monitored assembly
+// with taxonomy rule (a)'s message while still passing the original one.
+func TestCheckReferences_ArenaNoTargetCall(t *testing.T) {
+	sandboxtest.Env(t, importers.ArenaEnvironment)
+	_, tasks, _ := importArena(t)
+	tk := tasks[0]
+	cp := *tk.Task
+	cp.MaskedRegion = "from typing import List, Tuple\nimport math as _m\n\ndef calculate_sine_values(degrees_list):\n    return [(d, _m.old_sin(_m.radians(d % 360))) for d in degrees_list]\n"
+	bad := *tk
+	bad.Task = &cp
+	res, err := importers.CheckReferences(t.Context(), []*importers.Task{&bad}, importers.CheckConfig{
+		Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.Monitor.Passed || r.Monitor.Reason != "AssertionError: solution did not call target API math.sin" {
+		t.Errorf("monitored = %+v; want the not-called assertion", r.Monitor)
+	}
+}
+
+// PriCoder- and HumanEval-style references pass with the spy on every
+// required API (real numpy/scipy APIs) and with the spy off.
+func TestCheckReferences_PriCoderHumanEval(t *testing.T) {
+	sandboxtest.Env(t, "trixie-sci")
+	_, tasks := importPriCoder(t)
+	out := t.TempDir()
+	if _, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", out, importers.HumanEvalConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	he, err := importers.LoadPool(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAll(t, append(tasks, he...))
+}
