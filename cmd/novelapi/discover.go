@@ -57,7 +57,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 			if out == "" {
 				out = filepath.Join(g.home, "data", lib.Name, "candidates.jsonl")
 			}
-			runner, err := stageRunner(backend, g)
+			runner, err := stageRunner(cmd.Context(), backend, g)
 			if err != nil {
 				return err
 			}

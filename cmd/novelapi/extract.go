@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 				}
 				cfg.Mechanism = bundles.LLMMechanism(client)
 			}
-			runner, err := stageRunner(backend, g)
+			runner, err := stageRunner(cmd.Context(), backend, g)
 			if err != nil {
 				return err
 			}
@@ -112,10 +113,6 @@ func newExtractCmd(g *globals) *cobra.Command {
 }
 
 // stageRunner returns the sandbox runner for discover and extract.
-func stageRunner(backend string, g *globals) (sandbox.Runner, error) {
-	switch backend {
-	case "auto", "bwrap", "":
-		return sandbox.NewBwrap(sandbox.BwrapConfig{Log: g.log})
-	}
-	return nil, usagef("unknown or unsupported --backend %q (auto, bwrap)", backend)
+func stageRunner(ctx context.Context, backend string, g *globals) (sandbox.Runner, error) {
+	return sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: g.log})
 }

@@ -1,0 +1,103 @@
+package bundles_test
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// These tests run the embedded scripts in the real trixie-sci environment
+// (numpy 2.2); they skip without a sandbox or environment, and fail then
+// under NOVELAPI_REQUIRE_SANDBOX=1.
+
+func TestIntrospect_Numpy(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	s, err := bundles.Introspect(t.Context(), runner, env, "numpy", "numpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.Version, "2.") || len(s.Modules) < 20 {
+		t.Errorf("version %q, %d modules; want numpy 2.x with its submodules", s.Version, len(s.Modules))
+	}
+	byName := map[string]*bundles.SurfaceEntry{}
+	for i := range s.Entries {
+		byName[s.Entries[i].APIName] = &s.Entries[i]
+	}
+	u := byName["numpy.unstack"]
+	if u == nil {
+		t.Fatal("numpy.unstack missing from the surface")
+	}
+	if u.Kind != bundles.KindFunction || u.Signature == nil || *u.Signature != "(x, /, *, axis=0)" || !u.HasSource() ||
+		!strings.HasPrefix(*u.SourceFile, "<dist-packages>/numpy/") || !slices.Contains(u.Paths, "numpy.matlib.unstack") {
+		t.Errorf("numpy.unstack = %+v", u)
+	}
+	if c := byName["numpy.ndarray"]; c == nil || c.Kind != bundles.KindClass || c.HasSource() {
+		t.Errorf("numpy.ndarray (a C type) = %+v, want a class without source", c)
+	}
+	for _, e := range s.Entries {
+		for _, seg := range strings.Split(e.Module, ".") {
+			if strings.HasPrefix(seg, "_") || seg == "tests" {
+				t.Fatalf("%s: walked a private or test module %s", e.APIName, e.Module)
+			}
+		}
+	}
+}
+
+func TestIntrospect_MissingLibrary(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	_, err := bundles.Introspect(t.Context(), runner, env, "no_such_library_xyz", "")
+	if !errors.Is(err, bundles.ErrLibraryMissing) || !strings.Contains(err.Error(), "trixie-sci") {
+		t.Errorf("err = %v, want ErrLibraryMissing naming the environment", err)
+	}
+}
+
+func TestExtract_Numpy(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	cands := []bundles.Candidate{
+		{APIName: "numpy.unstack", Kind: bundles.KindFunction, Library: "numpy", Domain: "data_science", NewVersion: "2.2.4"},
+		{APIName: "numpy.ndarray", Kind: bundles.KindClass, Library: "numpy", NewVersion: "2.2.4"},        // no Python source
+		{APIName: "numpy.no_such_api", Kind: bundles.KindFunction, Library: "numpy", NewVersion: "2.2.4"}, // cannot resolve
+	}
+	out := filepath.Join(t.TempDir(), "bundles.jsonl")
+	cfg := bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1}
+	bs, sum, err := bundles.Extract(t.Context(), runner, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || sum.Dropped[bundles.DropNoSource] != 1 || sum.Dropped[bundles.DropResolve] != 1 {
+		t.Fatalf("got %d bundles, summary %+v; want unstack kept, ndarray and no_such_api dropped", len(bs), sum)
+	}
+	b := bs[0]
+	if len(b.SParam) != 2 || b.SParam[0].Name != "x" || b.SParam[1].Default == nil || *b.SParam[1].Default != "0" ||
+		b.SParam[0].Description == "" {
+		t.Errorf("s_param = %+v", b.SParam)
+	}
+	if len(b.Examples) != 1 || b.Examples[0].Status != bundles.StatusExecuted || !strings.Contains(b.Examples[0].Code, "np.unstack(") ||
+		strings.Contains(b.Examples[0].Code, ">>>") {
+		t.Errorf("examples = %+v", b.Examples)
+	}
+	if w := len(strings.Fields(b.Mechanism.Text)); w < 30 || w > 150 || strings.Contains(b.Mechanism.Text, "``") ||
+		b.Mechanism.Grounding != "docstring" {
+		t.Errorf("mechanism (%d words) = %q", w, b.Mechanism.Text)
+	}
+	if !strings.HasPrefix(b.Implementation, "@array_function_dispatch") || strings.Contains(b.Implementation, "Split an array") ||
+		!strings.Contains(b.Implementation, "# --- helper: numpy._core.shape_base._unstack_dispatcher ---") {
+		t.Errorf("implementation = %q", b.Implementation)
+	}
+	if p := b.Provenance; p == nil || p.Hash != b.ComputeHash() || p.Environment != "trixie-sci" || p.Components["E"] != "docstring:executed" {
+		t.Errorf("provenance = %+v", b.Provenance)
+	}
+	// Resuming does nothing: every API is in the output or its drop file.
+	bs, sum, err = bundles.Extract(t.Context(), runner, cfg)
+	if err != nil || len(bs) != 0 || sum.AlreadyDone != 3 || sum.TotalInOut != 1 {
+		t.Errorf("resume: %d bundles, summary %+v, err %v; want nothing to do", len(bs), sum, err)
+	}
+}
