@@ -8,3 +8,10 @@ import _ "embed"
 //
 //go:embed py/taskgen.py
 var taskgenPy []byte
+
+// llmgenPy is the in-sandbox half of the LLM task generator: it runs the
+// reference and the six scenarios and keeps the assertion layers that
+// separate the target from null stubs.
+//
+//go:embed py/llmgen.py
+var llmgenPy []byte
