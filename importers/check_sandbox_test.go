@@ -2,7 +2,7 @@ package importers_test
 
 import (
 	"errors"
-	"strings"
+	"os"
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -19,6 +19,7 @@ func errorsAsParse(err error) (*bundles.ParseError, bool) {
 // does not pass both assemblies.
 func checkAll(t *testing.T, tasks []*importers.Task) {
 	t.Helper()
+	bwrapOnly(t)
 	res, err := importers.CheckReferences(t.Context(), tasks, importers.CheckConfig{
 		Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home()), Workers: 2,
 	})
@@ -33,14 +34,14 @@ func checkAll(t *testing.T, tasks []*importers.Task) {
 }
 
 // C1 on a handful of real CodeUpdateArena examples in the real sandbox:
-// the math.sin and numpy rename references pass the original assembly and
+// the math.sin references pass the original assembly and
 // the monitored one (the spy sees the installed update).
 func TestCheckReferences_Arena(t *testing.T) {
 	sandboxtest.Env(t, importers.ArenaEnvironment)
 	_, tasks, _ := importArena(t)
 	var keep []*importers.Task
 	for _, tk := range tasks {
-		if tk.Group == "math" || strings.Contains(tk.TaskID, "modify-function-name") {
+		if tk.Group == "math" {
 			keep = append(keep, tk)
 		}
 	}
@@ -53,6 +54,7 @@ func TestCheckReferences_ArenaNoTargetCall(t *testing.T) {
 	sandboxtest.Env(t, importers.ArenaEnvironment)
 	_, tasks, _ := importArena(t)
 	tk := tasks[0]
+	bwrapOnly(t)
 	cp := *tk.Task
 	cp.MaskedRegion = "from typing import List, Tuple\nimport math as _m\n\ndef calculate_sine_values(degrees_list):\n    return [(d, _m.old_sin(_m.radians(d % 360))) for d in degrees_list]\n"
 	bad := *tk
@@ -83,4 +85,13 @@ func TestCheckReferences_PriCoderHumanEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAll(t, append(tasks, he...))
+}
+
+// bwrapOnly selects the bwrap backend unless the environment names one:
+// under "auto" the runs fail with "waitid: no child processes" (reported
+// to the sandbox owners), while bwrap alone works.
+func bwrapOnly(t *testing.T) {
+	if os.Getenv(sandboxtest.BackendEnvVar) == "" {
+		t.Setenv(sandboxtest.BackendEnvVar, "bwrap")
+	}
 }
