@@ -22,6 +22,10 @@ import (
 //   - the tail (after the tests) asserts that count is positive with the
 //     message of taxonomy rule (a) (§5.2): "solution did not call target API X".
 
+// The injected code calls no builtin by name: imported definitions such as
+// CodeUpdateArena's numpy.max update shadow builtins like max in the
+// script's namespace.
+
 // DeferredCheckHead returns the head of the deferred check for apiName and
 // the solution's entry point, ending with [evalharness.EndCheckMarker].
 // entry "" counts every call after the context (no attribution).
@@ -42,7 +46,9 @@ def _solution_count_calls(_f):
         try:
             return _f(*a, **kw)
         finally:
-            _solution_target_calls[0] += max(0, _target_api_call_count[0] - _before)
+            _delta = _target_api_call_count[0] - _before
+            if _delta > 0:
+                _solution_target_calls[0] += _delta
     try:
         _counted.__wrapped__ = _f
         _counted.__name__ = _f.__name__
