@@ -57,6 +57,7 @@ type (
 		Bind      *bool    `json:"bind"`    // the target's signature accepted the arguments
 		Recording bool     `json:"recording"`
 		Chained   bool     `json:"chained"` // the final exception was raised while handling it
+		Causes    []string `json:"causes"`  // "Type: message" of its __cause__/__context__ chain
 	}
 	spyRecord struct {
 		Phase     string            `json:"phase"`

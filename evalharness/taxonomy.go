@@ -153,13 +153,18 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 	msg := strings.TrimSpace(e.Msg)
 	short := clip(e.Exc + ": " + msg)
 	if t := e.Target; t != nil && !t.Chained {
+		shapeText := t.Msg + "\n" + strings.Join(t.Causes, "\n")
 		switch {
 		case t.Exc == "TypeError" && t.Bind != nil && !*t.Bind:
 			return classification{LabelWrongParam, "novelapi:signature-bind", clip("the signature of " + api + " rejected the arguments: " + short), false, true}, true
 		case t.Exc == "TypeError" && t.Depth == 0 && paramMsgRE.MatchString(t.Msg):
 			return classification{LabelWrongParam, "novelapi:call-site-typeerror", clip("TypeError raised at target call site: " + msg), false, true}, true
-		case shapeDtypeRE.MatchString(t.Msg):
-			return classification{Label: LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + short)}, true
+		case shapeDtypeRE.MatchString(shapeText):
+			why := short
+			if !shapeDtypeRE.MatchString(t.Msg) && len(t.Causes) > 0 {
+				why = t.Causes[0]
+			}
+			return classification{Label: LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + why)}, true
 		case t.Exc == "TypeError":
 			return classification{LabelWrongParam, "novelapi:target-typeerror", clip("TypeError from " + api + " on its arguments: " + msg), false, true}, true
 		case t.Exc == "ValueError":

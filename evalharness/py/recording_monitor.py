@@ -42,8 +42,13 @@ def _spy_note_raise(orig, e, a, kw, tb):
         bind = False
     except Exception:
         bind = None
+    causes = []
+    c = e.__cause__ or e.__context__
+    while c is not None and len(causes) < 3:
+        causes.append(type(c).__name__ + ": " + str(c)[:300])
+        c = c.__cause__ or c.__context__
     _target_api_raised.append((e, {
-        "exc": type(e).__name__, "msg": str(e)[:500], "depth": depth, "modules": frames,
+        "exc": type(e).__name__, "msg": str(e)[:500], "causes": causes, "depth": depth, "modules": frames,
         "bind": bind, "recording": bool(_target_api_recording[0]),
     }))
 
