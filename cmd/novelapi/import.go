@@ -20,7 +20,7 @@ bundles.jsonl (API knowledge, indexable and served over MCP), tasks.jsonl
 (protocol task format), expected_calls.jsonl and reference_predictions.jsonl
 (for C1 runs with novelapi eval run). See docs/importers.md.`,
 	}
-	cmd.AddCommand(newImportArenaCmd(g), newImportPriCoderCmd(g), newImportHumanEvalCmd(g), newImportCheckCmd(g))
+	cmd.AddCommand(newImportArenaCmd(g), newImportPriCoderCmd(g), newImportHumanEvalCmd(g), newImportCheckCmd(g), newImportRetrievalCmd(g))
 	return cmd
 }
 
@@ -170,4 +170,42 @@ DIR/reference_check.md (figures per group and every failing reference).`,
 	f.StringVar(&backend, "backend", "bwrap", "sandbox backend (bwrap)")
 	f.BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return cmd
+}
+
+func newImportRetrievalCmd(g *globals) *cobra.Command {
+	var (
+		idxDir string
+		k      int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "retrieval DIR [--index IDX] [--k 5]",
+		Short: "hit@k of each task's API when its problem text is the query (builds DIR/index from DIR/bundles.jsonl if needed)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			figs, err := importers.PoolRetrieval(cmd.Context(), args[0], idxDir, k)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(g.stdout).Encode(figs)
+			}
+			for _, f := range figs {
+				fmt.Fprintf(g.stdout, "%-7s hit@%d exact update %d/%d (%.3f)  api name %d/%d (%.3f)\n", f.Retriever, f.K,
+					f.HitExact, f.N, ratio(f.HitExact, f.N), f.HitAPI, f.N, ratio(f.HitAPI, f.N))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&idxDir, "index", "", "index directory (default DIR/index, built if missing)")
+	cmd.Flags().IntVar(&k, "k", 5, "hits considered")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
+	return cmd
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
