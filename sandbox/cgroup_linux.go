@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,7 +31,8 @@ var v1Controllers = []string{"memory", "pids", "cpu", "cpuacct", "freezer"}
 type cgroups struct {
 	v2     bool
 	parent string            // v2: ROOT/novelapi
-	v1     map[string]string // v1: controller → ROOT/CTRL/novelapi
+	v1     map[string]string // v1: controller → ROOT/CTRL/novelapi (ROOT/cpu for cpu)
+	prefix map[string]string // v1: controller → prefix of run directory names ("novelapi-" for cpu)
 	seq    atomic.Int64
 }
 
@@ -43,7 +45,7 @@ func openCgroups(root string) (*cgroups, error) {
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
 		return openCgroupsV2(root)
 	}
-	c := &cgroups{v1: map[string]string{}}
+	c := &cgroups{v1: map[string]string{}, prefix: map[string]string{}}
 	seen := map[string]bool{}
 	for _, ctrl := range v1Controllers {
 		dir := filepath.Join(root, ctrl)
@@ -58,6 +60,15 @@ func openCgroups(root string) (*cgroups, error) {
 			continue
 		}
 		seen[real] = true
+		if ctrl == "cpu" {
+			// cpu runs sit directly at the hierarchy's root, named
+			// novelapi-RUN: under a shared parent, all concurrent sandboxes
+			// together would get the CPU weight of one host task (measured:
+			// 2-3x slower runs on a loaded host); at the root each run weighs
+			// what an ordinary process does.
+			c.v1[ctrl], c.prefix[ctrl] = real, cgroupParent+"-"
+			continue
+		}
 		p := filepath.Join(real, cgroupParent)
 		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create cgroup %s: %w", p, err)
@@ -90,6 +101,7 @@ func openCgroupsV2(root string) (*cgroups, error) {
 			return nil, fmt.Errorf("cgroup v2 controller %q not enabled in %s (have %q)", need, p, strings.TrimSpace(string(ctrls)))
 		}
 	}
+	_ = writeFile(p, "cpu.weight", min(100*runtime.NumCPU(), 10000)) // see the v1 cpu.shares note
 	return &cgroups{v2: true, parent: p}, nil
 }
 
@@ -129,7 +141,7 @@ func (c *cgroups) create(l Limits) (_ *runCgroup, err error) {
 		return r, nil
 	}
 	for ctrl, parent := range c.v1 {
-		dir := filepath.Join(parent, name)
+		dir := filepath.Join(parent, c.prefix[ctrl]+name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create cgroup: %w", err)
 		}
@@ -297,28 +309,30 @@ func (r *runCgroup) remove() error {
 // live processes (concurrent harnesses) are left alone. It returns the
 // number removed.
 func (c *cgroups) sweep(log *slog.Logger) int {
-	parents := []string{c.parent}
+	type parentDir struct{ dir, prefix string }
+	parents := []parentDir{{c.parent, ""}}
 	if !c.v2 {
 		parents = parents[:0]
-		for _, p := range c.v1 {
-			parents = append(parents, p)
+		for ctrl, p := range c.v1 {
+			parents = append(parents, parentDir{p, c.prefix[ctrl]})
 		}
 	}
 	n := 0
-	for _, parent := range parents {
+	for _, pd := range parents {
+		parent := pd.dir
 		ents, err := os.ReadDir(parent)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if !e.IsDir() || ownerAlive(e.Name()) {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), pd.prefix) || ownerAlive(strings.TrimPrefix(e.Name(), pd.prefix)) {
 				continue
 			}
 			dir := filepath.Join(parent, e.Name())
 			if c.v2 {
 				_ = writeFile(dir, "cgroup.kill", 1)
 			} else if fr := c.v1["freezer"]; fr != "" {
-				fd := filepath.Join(fr, e.Name())
+				fd := filepath.Join(fr, strings.TrimPrefix(e.Name(), pd.prefix))
 				_ = writeFile(fd, "freezer.state", "FROZEN")
 				killPids(readPids(filepath.Join(fd, "cgroup.procs")))
 				_ = writeFile(fd, "freezer.state", "THAWED")

@@ -273,12 +273,15 @@ func AssertClean(t testing.TB, backend string) {
 			}
 		}
 	}
+	if m, _ := filepath.Glob("/sys/fs/cgroup/cpu/novelapi-" + me + "*"); len(m) > 0 {
+		left = append(left, fmt.Sprintf("cgroups %v", m))
+	}
 	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "novelapi-run-"+me+"*")); len(m) > 0 {
 		left = append(left, fmt.Sprintf("run dirs %v", m))
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
-		if cg, err := os.ReadFile(p + "/cgroup"); err == nil && bytes.Contains(cg, []byte("/novelapi/"+me)) {
+		if cg, err := os.ReadFile(p + "/cgroup"); err == nil && (bytes.Contains(cg, []byte("/novelapi/"+me)) || bytes.Contains(cg, []byte("/novelapi-"+me))) {
 			left = append(left, "process "+filepath.Base(p)+" in a run cgroup")
 		}
 		if cmd, err := os.ReadFile(p + "/cmdline"); err == nil && bytes.Equal(cmd, []byte("sleep\x00613\x00")) {
