@@ -71,7 +71,7 @@ type built struct {
 	Reference  string   `json:"reference"`
 	Assertions []string `json:"assertions"`
 	Inputs     []string `json:"inputs"`
-	Kwargs     []string `json:"kwargs"`
+	ArgsSrc    string   `json:"args_src"`
 	ResultType string   `json:"result_type"`
 }
 
@@ -317,7 +317,8 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task 
 			"    return out\n" +
 			"result = solve(" + params + ")"
 		desc := "Write a function `solve(" + params + ")` that raises ValueError when any input is None and otherwise does the following: " +
-			lowerFirst(what) + " " + kwargsSentence(r) + "It returns the outcome. Then set `result = solve(" + params + ")`."
+			lowerFirst(what) + " It calls the appropriate " + b.Library + " function " + argsPhrase(r) +
+			" and returns the outcome. Then set `result = solve(" + params + ")`."
 		if !leaks(desc, leaf) {
 			out = append(out, mk("medium", desc, masked))
 		}
@@ -337,22 +338,19 @@ func domainOf(b *bundles.Bundle) string {
 
 func easyInstruction(library string, r built) string {
 	var sb strings.Builder
-	if len(r.Inputs) > 0 {
-		sb.WriteString("Apply it to " + codeList(r.Inputs) + " from the context ")
-	} else {
-		sb.WriteString("Do it ")
-	}
-	sb.WriteString("with the appropriate " + library + " function. ")
-	sb.WriteString(kwargsSentence(r))
-	sb.WriteString("Store the outcome in a variable named `result`.")
+	sb.WriteString("Call the appropriate " + library + " function ")
+	sb.WriteString(argsPhrase(r))
+	sb.WriteString(" and store the outcome in a variable named `result`.")
 	return sb.String()
 }
 
-func kwargsSentence(r built) string {
-	if len(r.Kwargs) == 0 {
-		return ""
+// argsPhrase tells the arguments of the reference call, so that the
+// task is solvable from its text (the call records compare arguments).
+func argsPhrase(r built) string {
+	if r.ArgsSrc == "" {
+		return "without arguments"
 	}
-	return "Use the settings " + codeList(r.Kwargs) + ". "
+	return "with the arguments `" + r.ArgsSrc + "`"
 }
 
 func codeList(xs []string) string {
@@ -378,7 +376,7 @@ var (
 
 // purpose returns the first sentence of what the API does (mechanism text,
 // else a parameter-free fallback), with every word that contains the leaf
-// name (case-insensitive) replaced by "this operation".
+// name (case-insensitive) replaced by "[…]", the sentence then quoted.
 func purpose(b *bundles.Bundle, leaf string) string {
 	text := b.Mechanism.Text
 	text = markup.ReplaceAllString(text, "")
@@ -389,11 +387,17 @@ func purpose(b *bundles.Bundle, leaf string) string {
 	if len(text) < 12 {
 		return ""
 	}
-	return redact(text, leaf)
+	red := redact(text, leaf)
+	if red == text {
+		return text
+	}
+	// The leaf was a word of the sentence (often its verb): quote the
+	// sentence with the gap marked instead of leaving broken grammar.
+	return "The " + b.Library + " function to use is documented as: \"" + red + "\""
 }
 
 // redact replaces every whitespace-separated word containing leaf
-// (case-insensitive) with "this operation".
+// (case-insensitive) with "[…]".
 func redact(text, leaf string) string {
 	if leaf == "" {
 		return text
@@ -406,7 +410,7 @@ func redact(text, leaf string) string {
 			if n := len(w); n > 0 && strings.ContainsAny(w[n-1:], ".,;:") {
 				trail = w[n-1:]
 			}
-			words[i] = "this operation" + trail
+			words[i] = "[…]" + trail
 		}
 	}
 	return strings.Join(words, " ")

@@ -202,19 +202,6 @@ def names_in(node):
     return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
 
 
-def literal_kwargs(call):
-    out = []
-    for kw in call.keywords:
-        if kw.arg is None:
-            continue
-        try:
-            ast.literal_eval(kw.value)
-        except Exception:
-            continue
-        out.append("%s=%s" % (kw.arg, ast.unparse(kw.value)))
-    return out
-
-
 def build(api, code):
     leaf = api["api_name"].rsplit(".", 1)[-1]
     tree = ast.parse(code)
@@ -222,12 +209,21 @@ def build(api, code):
     if idx is None:
         return None, "no top-level statement calls " + leaf
     # Imports of the leaf itself belong to the answer, not the context.
-    ctx_stmts, own_imports = [], []
+    # Display-only lines of a doctest (a bare name or attribute) and repeated
+    # imports are noise in the context.
+    ctx_stmts, own_imports, seen = [], [], set()
     for s in tree.body[:idx]:
         if isinstance(s, ast.ImportFrom) and any(a.name == leaf for a in s.names):
             own_imports.append(s)
-        else:
-            ctx_stmts.append(s)
+            continue
+        if isinstance(s, ast.Expr) and isinstance(s.value, (ast.Name, ast.Attribute, ast.Constant, ast.Subscript)):
+            continue
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            key = ast.unparse(s)
+            if key in seen:
+                continue
+            seen.add(key)
+        ctx_stmts.append(s)
     context = "\n".join(ast.unparse(s) for s in ctx_stmts)
     call_src = ast.unparse(call)
     masked = "\n".join([ast.unparse(s) for s in own_imports] + ["result = " + call_src])
@@ -271,7 +267,8 @@ def build(api, code):
         "reference": ref,
         "assertions": kept,
         "inputs": used,
-        "kwargs": literal_kwargs(call),
+        "args_src": ", ".join([ast.unparse(a) for a in call.args] +
+                              [("**" if k.arg is None else k.arg + "=") + ast.unparse(k.value) for k in call.keywords]),
         "result_type": type(ns1["result"]).__module__.split(".")[0] + "." + type(ns1["result"]).__name__,
     }, ""
 
