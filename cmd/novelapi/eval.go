@@ -23,7 +23,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 		Use:   "eval",
 		Short: "Evaluate predictions in sandboxes, merge shards and write reports",
 	}
-	cmd.AddCommand(newEvalRunCmd(g), newEvalMergeCmd(g), newEvalReportCmd(g), newEvalRetrievalCmd(g))
+	cmd.AddCommand(newEvalRunCmd(g), newEvalMergeCmd(g), newEvalReportCmd(g), newEvalRetrievalCmd(g), newEvalSweepCmd(g))
 	return cmd
 }
 

@@ -19,7 +19,7 @@ func newTasksCmd(g *globals) *cobra.Command {
 		Use:   "tasks",
 		Short: "Build task pools from bundles (Stage 3) and filter them (Stage 4)",
 	}
-	cmd.AddCommand(newTasksBuildCmd(g))
+	cmd.AddCommand(newTasksBuildCmd(g), newTasksFilterCmd(g))
 	return cmd
 }
 
@@ -28,6 +28,8 @@ type tasksBuildConfig struct {
 	maxExamples, workers       int
 	noMedium, noC1, skipBad    bool
 	json                       bool
+	generator                  string        // offline or llm
+	ep                         endpointFlags // --generator llm
 }
 
 func newTasksBuildCmd(g *globals) *cobra.Command {
@@ -59,6 +61,8 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
 	f.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
+	f.StringVar(&cfg.generator, "generator", "offline", "task generator: offline (from executed examples) or llm (the protocol's LLM generation; needs --endpoint and --model)")
+	cfg.ep.register(cmd)
 	cmd.MarkFlagRequired("bundles")
 	return cmd
 }
@@ -82,10 +86,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		return err
 	}
 	progress := progressWriter(g)
-	tasks, bsum, err := construct.BuildTasks(ctx, construct.BuildConfig{
-		Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium,
-		Workers: cfg.workers, Progress: progress, Log: g.log,
-	})
+	tasks, bsum, err := buildPool(ctx, g, cfg, bs, env, runner, progress)
 	if err != nil {
 		return err
 	}
