@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/sys/unix"
 )
 
 // DefaultMirror is the Debian archive debootstrap downloads from when
@@ -572,12 +571,12 @@ func diskUsage(root string) (int64, error) {
 func (s *Store) swapIn(tmp, name string) error {
 	final := filepath.Join(s.Dir, name)
 	if _, err := os.Lstat(final); err == nil {
-		err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, final, unix.RENAME_EXCHANGE)
+		err := exchange(tmp, final)
 		if err == nil {
 			// tmp now holds the old environment.
 			return os.RemoveAll(tmp)
 		}
-		if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
+		if !errors.Is(err, errNoExchange) {
 			return fmt.Errorf("swap in environment %s: %w", name, err)
 		}
 		old := filepath.Join(s.Dir, fmt.Sprintf(".build-%s-old%d", name, time.Now().UnixNano()))
@@ -716,7 +715,7 @@ func unmountUnder(dir string) {
 	}
 	slices.SortFunc(mps, func(a, b string) int { return len(b) - len(a) })
 	for _, mp := range mps {
-		unix.Unmount(mp, unix.MNT_DETACH)
+		detach(mp)
 	}
 }
 

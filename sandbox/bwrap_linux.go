@@ -470,9 +470,6 @@ func writeJobDir(dir string, files []File) error {
 	return os.Chmod(dir, 0o555)
 }
 
-// maxOutputs bounds how many files of OutDir are returned.
-const maxOutputs = 256
-
 // readOutputs returns the regular files under dir (relative slash paths),
 // each cut at max bytes. Symlinks and special files are ignored.
 func readOutputs(dir string, max int64) map[string][]byte {

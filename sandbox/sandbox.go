@@ -93,6 +93,8 @@ const (
 	OutDir = "/out"
 	// JobDir is the read-only directory holding Spec.Files.
 	JobDir = "/job"
+	// maxOutputs bounds how many files of OutDir are returned.
+	maxOutputs = 256
 )
 
 // WithDefaults returns l with every zero field replaced by its default.
