@@ -200,13 +200,50 @@ def source_of(obj):
             path = None
     line = None
     if path and path.endswith(".py"):
-        try:
-            line = inspect.getsourcelines(target)[1]
-        except (OSError, TypeError, IndexError):
-            line = None
+        if inspect.isclass(target):
+            # Python 3.11's inspect re-parses the whole file for every class
+            # (minutes for scipy.stats); parse each file once instead.
+            line = class_lines(path).get(getattr(target, "__qualname__", ""))
+        else:
+            try:
+                line = inspect.getsourcelines(target)[1]
+            except (OSError, TypeError, IndexError):
+                line = None
     if line is None and inspect.isclass(target):
         path = None  # a C type: inspect.getfile names its module's file, not its source
     return path, line
+
+
+_CLASS_LINES = {}
+
+
+def class_lines(path):
+    """Map qualname -> 1-based line of every class defined in the file at path."""
+    got = _CLASS_LINES.get(path)
+    if got is not None:
+        return got
+    got = {}
+    try:
+        import ast
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        _CLASS_LINES[path] = got
+        return got
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                q = prefix + child.name
+                got.setdefault(q, child.lineno if not child.decorator_list else child.decorator_list[0].lineno)
+                visit(child, q + ".")
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, prefix + child.name + ".<locals>.")
+            else:
+                visit(child, prefix)
+    visit(tree, "")
+    _CLASS_LINES[path] = got
+    return got
 
 
 def doc_of(obj):
