@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -69,10 +70,13 @@ type Summary struct {
 	Generated int `json:"generated"` // records written by this run
 	Resumed   int `json:"resumed"`   // tasks already in Out
 	Failed    int `json:"failed"`    // tasks whose request failed (no record; a rerun retries them)
-	// HitAt5 is the share of generated records whose target was among the
-	// first five hits (retrieval sources only; -1 otherwise).
-	HitAt5 float64 `json:"hit_at_5"`
-	Out    string  `json:"out"`
+	// NoBundle counts tasks skipped because the oracle has no bundle for
+	// their API (no record; a rerun skips them again).
+	NoBundle int `json:"no_bundle"`
+	// HitRate is the share of generated records whose target API was among
+	// the retrieved APIs (retrieval sources only; -1 otherwise).
+	HitRate float64 `json:"retrieval_hit_rate"`
+	Out     string  `json:"out"`
 }
 
 // Run generates predictions for every task not yet in cfg.Out. It returns
@@ -100,6 +104,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if dir := filepath.Dir(cfg.Out); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return Summary{}, err
+		}
+	}
 	done, err := doneIDs(cfg.Out)
 	if err != nil {
 		return Summary{}, err
@@ -110,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	defer w.Close()
 
-	sum := Summary{Tasks: len(cfg.Tasks), Out: cfg.Out, HitAt5: -1}
+	sum := Summary{Tasks: len(cfg.Tasks), Out: cfg.Out, HitRate: -1}
 	var todo []*evalharness.Task
 	for _, t := range cfg.Tasks {
 		if done[t.TaskID] {
@@ -130,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	var (
 		mu       sync.Mutex
 		firstErr error
-		hits5    int
+		hits     int
 		retrieve bool
 	)
 	jobs := make(chan *evalharness.Task)
@@ -143,7 +152,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 				if err == nil {
 					err = w.Write(rec)
 				}
-				if err != nil {
+				if errors.Is(err, ErrNoBundle) {
+					sum.NoBundle++
+					log.Warn("task skipped", "task", t.TaskID, "err", err)
+				} else if err != nil {
 					if ctx.Err() == nil {
 						sum.Failed++
 						log.Warn("generate failed", "task", t.TaskID, "err", err)
@@ -155,8 +167,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 					sum.Generated++
 					if rec.Hits != nil {
 						retrieve = true
-						if rec.TargetRank >= 1 && rec.TargetRank <= 5 {
-							hits5++
+						if rec.TargetRank >= 1 {
+							hits++
 						}
 					}
 				}
@@ -178,7 +190,7 @@ feed:
 	close(jobs)
 	wg.Wait()
 	if retrieve && sum.Generated > 0 {
-		sum.HitAt5 = float64(hits5) / float64(sum.Generated)
+		sum.HitRate = float64(hits) / float64(sum.Generated)
 	}
 	if err := ctx.Err(); err != nil {
 		return sum, context.Cause(ctx)

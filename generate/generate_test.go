@@ -145,7 +145,21 @@ func TestRun_HybridRecordsHits(t *testing.T) {
 			t.Errorf("record %s: hits %v source %q knowledge %d; want retrieved knowledge", r.TaskID, r.Hits, r.Source, r.KnowledgeChars)
 		}
 	}
-	if sum.HitAt5 < 0 {
-		t.Errorf("HitAt5 = %v, want a share", sum.HitAt5)
+	if sum.HitRate < 0 {
+		t.Errorf("HitRate = %v, want a share", sum.HitRate)
+	}
+}
+
+func TestRun_OracleSkipsTasksWithoutBundle(t *testing.T) {
+	tasks := append(testTasks(), &evalharness.Task{TaskID: "t9", APIName: "numpy.nope", Library: "numpy", Description: "x", ContextCode: "y"})
+	srv := llmtest.NewServer(t, referenceAnswer(tasks))
+	client, _ := llm.New(llm.Config{Endpoint: srv.URL, Model: "fake"})
+	out := filepath.Join(t.TempDir(), "sub", "dir", "p.jsonl") // missing directories are created
+	sum, err := generate.Run(t.Context(), generate.Config{Tasks: tasks, Condition: "S", Source: generate.NewOracle(testBundles(t)), Client: client, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.NoBundle != 1 || sum.Generated != 3 || sum.Failed != 0 {
+		t.Errorf("summary = %+v; want 3 generated and 1 skipped for lack of a bundle", sum)
 	}
 }

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,6 +21,10 @@ const (
 
 // Sources lists the knowledge sources.
 var Sources = []string{SourceNone, SourceOracle, SourceHybrid, SourcePaper}
+
+// ErrNoBundle reports a task whose API has no bundle in the oracle's
+// bundles; such tasks are skipped, not retried.
+var ErrNoBundle = errors.New("no bundle in the bundles file for")
 
 // Knowledge is the reference documentation chosen for one task.
 type Knowledge struct {
@@ -51,14 +56,25 @@ func (None) Knowledge(context.Context, *evalharness.Task, bundles.Condition) (Kn
 // Oracle renders the task's own bundle (the oracle setting, RQ1).
 type Oracle struct {
 	Bundles map[string]*bundles.Bundle // api_name (and aliases) → bundle
+	// Versions maps api_name + "@" + Provenance.Version → bundle, for tasks
+	// naming a bundle_version (several bundles share an api_name in
+	// imported pools); nil means none.
+	Versions map[string]*bundles.Bundle
 }
 
-// NewOracle indexes bs by api_name and every recorded alias.
+// NewOracle indexes bs by api_name and every recorded alias, and by
+// api_name and Provenance.Version.
 func NewOracle(bs []bundles.Bundle) *Oracle {
 	o := &Oracle{Bundles: make(map[string]*bundles.Bundle, len(bs))}
 	for i := range bs {
 		b := &bs[i]
 		o.Bundles[b.APIName] = b
+		if b.Provenance != nil && b.Provenance.Version != "" {
+			if o.Versions == nil {
+				o.Versions = map[string]*bundles.Bundle{}
+			}
+			o.Versions[b.APIName+"@"+b.Provenance.Version] = b
+		}
 		if b.Provenance != nil {
 			for _, a := range b.Provenance.Aliases {
 				if _, dup := o.Bundles[a]; !dup {
@@ -73,22 +89,29 @@ func NewOracle(bs []bundles.Bundle) *Oracle {
 // Name returns "oracle".
 func (*Oracle) Name() string { return SourceOracle }
 
-// Knowledge renders the task's bundle for c; a task whose API has no bundle
-// is an error naming the API, and so is an empty rendering of a non-none
+// Knowledge renders the task's bundle for c (the one of its
+// bundle_version when the task names one); a task whose API (or version)
+// has no bundle is an error naming the API, and so is an empty rendering of a non-none
 // condition (§2.2).
 func (o *Oracle) Knowledge(_ context.Context, t *evalharness.Task, c bundles.Condition) (Knowledge, error) {
 	if c == bundles.Condition("none") {
 		return Knowledge{}, nil
 	}
 	b, ok := o.Bundles[t.APIName]
+	if t.BundleVersion != "" {
+		b, ok = o.Versions[t.APIName+"@"+t.BundleVersion]
+		if !ok {
+			return Knowledge{}, fmt.Errorf("%w: %s version %q", ErrNoBundle, t.APIName, t.BundleVersion)
+		}
+	}
 	if !ok {
-		return Knowledge{}, fmt.Errorf("task %s: no bundle for %s in the bundles file", t.TaskID, t.APIName)
+		return Knowledge{}, fmt.Errorf("%w: %s", ErrNoBundle, t.APIName)
 	}
 	text, err := bundles.RenderNonEmpty(b, c)
 	if err != nil {
-		return Knowledge{}, fmt.Errorf("task %s: %w", t.TaskID, err)
+		return Knowledge{}, err
 	}
-	return Knowledge{Text: text, Hits: []string{b.APIName}, TargetRank: 1}, nil
+	return Knowledge{Text: text}, nil
 }
 
 // Retrieved searches an index with the task's query (description + "\n" +
@@ -132,7 +155,7 @@ func (r *Retrieved) Knowledge(ctx context.Context, t *evalharness.Task, c bundle
 	}
 	hits, err := r.Index.Search(ctx, q)
 	if err != nil {
-		return Knowledge{}, fmt.Errorf("task %s: retrieve: %w", t.TaskID, err)
+		return Knowledge{}, fmt.Errorf("retrieve: %w", err)
 	}
 	var kn Knowledge
 	var parts []string

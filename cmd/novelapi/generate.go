@@ -73,6 +73,9 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 			}
 			switch knowledge {
 			case generate.SourceNone:
+				if cmd.Flags().Changed("condition") && condition != "none" {
+					return usagef("--knowledge none gives no knowledge, so --condition %s has no effect; drop one of them", condition)
+				}
 				cfg.Source = generate.None{}
 				condition = "none"
 			case generate.SourceOracle:
@@ -102,14 +105,18 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 				cfg.Progress = g.stderr
 			}
 			sum, err := generate.Run(cmd.Context(), cfg)
+			if sum.Tasks == 0 && err != nil {
+				return err // nothing was attempted: no summary to print
+			}
 			if jsonOut {
 				if werr := writeJSON(g.stdout, sum); werr != nil && err == nil {
 					err = werr
 				}
 			} else {
-				fmt.Fprintf(g.stdout, "%d tasks: %d generated, %d resumed, %d failed -> %s\n", sum.Tasks, sum.Generated, sum.Resumed, sum.Failed, sum.Out)
-				if sum.HitAt5 >= 0 {
-					fmt.Fprintf(g.stdout, "retrieval hit@5 of the target API: %.3f\n", sum.HitAt5)
+				fmt.Fprintf(g.stdout, "%d tasks: %d generated, %d resumed, %d failed, %d without a bundle -> %s\n",
+					sum.Tasks, sum.Generated, sum.Resumed, sum.Failed, sum.NoBundle, sum.Out)
+				if sum.HitRate >= 0 {
+					fmt.Fprintf(g.stdout, "target API among the retrieved APIs: %.3f of generated tasks\n", sum.HitRate)
 				}
 			}
 			return err
