@@ -72,6 +72,7 @@ type built struct {
 	Assertions []string `json:"assertions"`
 	Inputs     []string `json:"inputs"`
 	ArgsSrc    string   `json:"args_src"`
+	Receiver   string   `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
 	ResultType string   `json:"result_type"`
 }
 
@@ -299,7 +300,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task 
 		}
 	}
 	var out []*evalharness.Task
-	easy := what + " " + easyInstruction(b.Library, r)
+	easy := what + " " + easyInstruction(b, r)
 	if !leaks(easy, leaf) {
 		out = append(out, mk("easy", easy, r.Masked))
 	}
@@ -317,7 +318,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task 
 			"    return out\n" +
 			"result = solve(" + params + ")"
 		desc := "Write a function `solve(" + params + ")` that raises ValueError when any input is None and otherwise does the following: " +
-			lowerFirst(what) + " It calls the appropriate " + b.Library + " function " + argsPhrase(r) +
+			lowerFirst(what) + " It calls " + callee(b, r) + " " + argsPhrase(r) +
 			" and returns the outcome. Then set `result = solve(" + params + ")`."
 		if !leaks(desc, leaf) {
 			out = append(out, mk("medium", desc, masked))
@@ -336,12 +337,22 @@ func domainOf(b *bundles.Bundle) string {
 	return "data_science"
 }
 
-func easyInstruction(library string, r built) string {
-	var sb strings.Builder
-	sb.WriteString("Call the appropriate " + library + " function ")
-	sb.WriteString(argsPhrase(r))
-	sb.WriteString(" and store the outcome in a variable named `result`.")
-	return sb.String()
+func easyInstruction(b *bundles.Bundle, r built) string {
+	return "Call " + callee(b, r) + " " + argsPhrase(r) + " and store the outcome in a variable named `result`."
+}
+
+// callee names what to call without its leaf name: the method of the
+// receiver for methods, else a function of the API's module, so that
+// sibling APIs with similar summaries can be told apart.
+func callee(b *bundles.Bundle, r built) string {
+	mod, _ := bundles.SplitQualname(b.APIName)
+	if b.Provenance != nil && b.Provenance.Kind == "method" && r.Receiver != "" {
+		return "the appropriate method of `" + r.Receiver + "` (a `" + mod + "` object)"
+	}
+	if mod == "" || mod == b.Library {
+		return "the appropriate " + b.Library + " function"
+	}
+	return "the appropriate function of `" + mod + "`"
 }
 
 // argsPhrase tells the arguments of the reference call, so that the
@@ -368,6 +379,9 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
+// maxPurpose caps the summary sentence of a description, in bytes.
+const maxPurpose = 200
+
 var (
 	sentenceEnd = regexp.MustCompile(`[.!?](\s|$)`)
 	spaces      = regexp.MustCompile(`\s+`)
@@ -386,6 +400,10 @@ func purpose(b *bundles.Bundle, leaf string) string {
 	}
 	if len(text) < 12 {
 		return ""
+	}
+	if len(text) > maxPurpose { // a summary line without a full stop ran on
+		cut := strings.LastIndexByte(text[:maxPurpose], ' ')
+		text = strings.TrimRight(text[:cut], ",;:") + "…"
 	}
 	red := redact(text, leaf)
 	if red == text {

@@ -267,6 +267,7 @@ def build(api, code):
         "reference": ref,
         "assertions": kept,
         "inputs": used,
+        "receiver": ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "",
         "args_src": ", ".join([ast.unparse(a) for a in call.args] +
                               [("**" if k.arg is None else k.arg + "=") + ast.unparse(k.value) for k in call.keywords]),
         "result_type": type(ns1["result"]).__module__.split(".")[0] + "." + type(ns1["result"]).__name__,
