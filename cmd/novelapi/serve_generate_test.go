@@ -40,7 +40,7 @@ func TestMCPGenerator_OracleAndRetrieved(t *testing.T) {
 			t.Fatalf("%s: predictions = %+v", retrieval, preds)
 		}
 		last := prompts[len(prompts)-1]
-		if !strings.Contains(last, "# Reference Documentation:\nAPI: numpy.unstack") {
+		if !strings.HasPrefix(last, "# Reference Documentation:\n") || !strings.Contains(last, "API: numpy.unstack") {
 			t.Errorf("%s: prompt lacks the bundle's knowledge:\n%s", retrieval, last)
 		}
 	}
