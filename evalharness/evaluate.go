@@ -60,7 +60,7 @@ func evalJob(task *Task, expected *ExpectedCalls) (runnerJob, error) {
 		return runnerJob{}, fmt.Errorf("%w: task %s: %v", ErrRefused, task.TaskID, err)
 	}
 	leaf := task.Leaf()
-	return runnerJob{
+	job := runnerJob{
 		Setup:         buildSetup(task, setupOptions{leafBinding: true}),
 		Test:          test,
 		ExecutionTest: task.TestHarness.ExecutionTest,
@@ -68,7 +68,14 @@ func evalJob(task *Task, expected *ExpectedCalls) (runnerJob, error) {
 		NormaliseTest: true,
 		JudgeLeaf:     &leaf,
 		Reference:     task.ReferenceSolution,
-	}, nil
+	}
+	if task.SpyNeeded() && task.SpyScope == SpyScopeCompletion {
+		job.Verify = &verifySpec{Target: task.APIName, Expected: records.Expected}
+	}
+	if task.SpyNeeded() && task.SpyScope == SpyScopeEntryPoint {
+		job.EntryPoint, job.EntryCheck = task.EntryPoint, task.APIName
+	}
+	return job, nil
 }
 
 // runStatus decides the sandbox-spec §4.1 verdict of a run.
@@ -113,10 +120,18 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 		Code:     r.Code,
 		Executed: r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
 	}
-	if r.Spy != nil && r.Spy.Count > 0 {
-		v.SpyCalls = r.Spy.Count
+	spy := r.Spy
+	if task.SpyScope == SpyScopeEntryPoint {
+		spy = r.EntrySpy
+	}
+	if spy != nil && spy.Count > 0 {
+		v.SpyCalls = spy.Count
 		v.TargetCalled = true
 	}
+	if spy != nil && task.SpyNeeded() {
+		v.CalledAPIs = calledAPIs(task.targets(), spy)
+	}
+	v.SpyOff = !task.SpyNeeded()
 	v.Passed = v.Status == StatusPass && res.ExitCode == 0
 	if v.Passed {
 		if !h.cfg.NoLabels {
@@ -229,4 +244,23 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string) 
 		cr.Label, cr.Rationale = c.Label, c.Rationale
 	}
 	return cr, nil
+}
+
+// calledAPIs lists the targets with at least one call in spy, in the
+// task's target order. A record without per-API counts (one target, or a
+// runner predating them) credits the first target with the whole count.
+func calledAPIs(targets []string, spy *spyRecord) []string {
+	var out []string
+	if len(spy.APIs) == 0 {
+		if spy.Count > 0 && len(targets) > 0 {
+			out = append(out, targets[0])
+		}
+		return out
+	}
+	for _, t := range targets {
+		if spy.APIs[t] > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -24,6 +24,26 @@ type runnerJob struct {
 	RandomizeSeeds bool            `json:"randomize_seeds"`
 	JudgeLeaf      *string         `json:"judge_leaf"` // non-nil: compute the judge's AST fields
 	Reference      string          `json:"reference"`
+	// EntryPoint, when set, is wrapped after the completion runs so that the
+	// target calls made inside it are counted up to the end of the test
+	// (Task.SpyScope SpyScopeEntryPoint); the runner then reports them in a
+	// spy record of phase "entry".
+	EntryPoint string `json:"entry_point,omitempty"`
+	// EntryCheck, when set with EntryPoint, is the target named in the
+	// failure "solution did not call target API <EntryCheck>" raised after
+	// a passing test whose entry point made no target call.
+	EntryCheck string `json:"entry_check,omitempty"`
+	// Verify, when set, makes the runner confirm a passing test from the
+	// spy's private state (novelapi hardening of §4.3 items 2-3): at least
+	// one target call during the completion, and the call-record check on
+	// the spy's own records. nil for runs without the check block.
+	Verify *verifySpec `json:"verify,omitempty"`
+}
+
+// verifySpec is runnerJob.Verify.
+type verifySpec struct {
+	Target   string            `json:"target"`   // named in "solution did not call target API <Target>"
+	Expected []json.RawMessage `json:"expected"` // the call-record check's records; nil: no check
 }
 
 // The runner's records (py/runner.py), one JSON object per line of
@@ -60,10 +80,15 @@ type (
 		Causes    []string `json:"causes"`  // "Type: message" of its __cause__/__context__ chain
 	}
 	spyRecord struct {
-		Phase     string            `json:"phase"`
+		Phase     string            `json:"phase"` // solution, setup, entry
 		Installed bool              `json:"installed"`
 		Count     int               `json:"count"`
 		Calls     []json.RawMessage `json:"calls"`
+		// APIs counts the calls per target name (novelapi extension).
+		APIs map[string]int `json:"apis"`
+		// Unattributed marks an entry record whose count could not be
+		// limited to the entry point (the script ran as one unit).
+		Unattributed bool `json:"unattributed"`
 	}
 )
 
@@ -75,9 +100,12 @@ type runRecords struct {
 	Phases    []string // completed phases in order
 	Exception *excRecord
 	Spy       *spyRecord // the state after the completion (or at its exception)
-	Done      bool
-	DoneOK    bool // done with status "ok"
-	Judge     *judgeFields
+	// EntrySpy counts the target calls made inside the entry point up to the
+	// end of the test (or its exception); nil unless the job set EntryPoint.
+	EntrySpy *spyRecord
+	Done     bool
+	DoneOK   bool // done with status "ok"
+	Judge    *judgeFields
 	// Tamper says why the records cannot be trusted ("" when they can).
 	Tamper string
 }
@@ -150,7 +178,18 @@ func parseRecords(data []byte, nonce string) runRecords {
 				r.Tamper = "bad spy record"
 				return r
 			}
-			r.Spy = s
+			if s.Phase == "entry" {
+				r.EntrySpy = s
+			} else {
+				r.Spy = s
+			}
+		case "tamper":
+			// The runner saw the completion write the monitor's state.
+			var t struct {
+				Reason string `json:"reason"`
+			}
+			json.Unmarshal(line, &t)
+			r.Tamper = "the runner reported tampering: " + t.Reason
 		case "done":
 			if head.N != n {
 				r.Tamper = fmt.Sprintf("done record counts %d records, saw %d", head.N, n)
@@ -165,7 +204,7 @@ func parseRecords(data []byte, nonce string) runRecords {
 	}
 	if !r.Started {
 		r.Tamper = "no records"
-	} else if !r.Done {
+	} else if !r.Done && r.Tamper == "" {
 		r.Tamper = "no done record"
 	}
 	return r

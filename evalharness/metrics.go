@@ -86,8 +86,13 @@ type Metrics struct {
 	// "" when run without failure labels is counted under "").
 	Labels map[string]int `json:"labels"`
 	// TargetInvocationRate is the fraction of greedy samples that called the
-	// target API at least once (PriCoder's invocation rate).
+	// target API at least once (PriCoder's invocation rate), over the tasks
+	// whose spy is on; nil when every task ran with the spy off.
 	TargetInvocationRate *float64 `json:"target_invocation_rate"`
+	// SpyOffTasks counts the scored tasks that ran with the spy requirement
+	// off (spy_required false): they pass on their tests alone and do not
+	// enter TargetInvocationRate.
+	SpyOffTasks int `json:"spy_off_tasks"`
 	// RequiredAPIRecall is the mean, over multi-API tasks (more than one
 	// required API), of the fraction of required APIs the greedy sample
 	// called. Nil when the group has no multi-API task.
@@ -114,6 +119,9 @@ type Breakdowns struct {
 	Difficulty map[string]Metrics `json:"by_difficulty"`
 	Novelty    map[string]Metrics `json:"by_novelty"`
 	Domain     map[string]Metrics `json:"by_domain"`
+	// Group is keyed by the task's dataset group (imported pools, e.g.
+	// CodeUpdateArena's package); absent when no task has a group.
+	Group map[string]Metrics `json:"by_group,omitempty"`
 }
 
 // Compute aggregates results into Metrics. It never fails: malformed
@@ -135,7 +143,9 @@ func Compute(results []TaskResult) Metrics {
 		if r.Executed {
 			exec++
 		}
-		if r.TargetCalled {
+		if r.SpyOff {
+			m.SpyOffTasks++
+		} else if r.TargetCalled {
 			invoked++
 		}
 		if r.NonexistentCalls > 0 {
@@ -159,7 +169,9 @@ func Compute(results []TaskResult) Metrics {
 	fn := float64(m.N)
 	m.PassAt1 = float64(m.Passed) / fn
 	m.ExecAt1 = float64(exec) / fn
-	m.TargetInvocationRate = ptr(float64(invoked) / fn)
+	if spied := m.N - m.SpyOffTasks; spied > 0 {
+		m.TargetInvocationRate = ptr(float64(invoked) / float64(spied))
+	}
 	m.NonexistentCallRate = ptr(float64(nonexist) / fn)
 	m.SignatureErrorRate = ptr(float64(sigerr) / fn)
 	if m.MultiAPITasks > 0 {
@@ -197,7 +209,12 @@ func ComputeBreakdowns(results []TaskResult) Breakdowns {
 		}
 		return out
 	}
+	var group map[string]Metrics
+	if slices.ContainsFunc(results, func(r TaskResult) bool { return r.Group != "" }) {
+		group = by(func(r TaskResult) string { return r.Group })
+	}
 	return Breakdowns{
+		Group:      group,
 		Condition:  by(func(r TaskResult) string { return r.Condition }),
 		Library:    by(func(r TaskResult) string { return r.Library }),
 		Difficulty: by(func(r TaskResult) string { return r.Difficulty }),

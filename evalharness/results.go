@@ -71,10 +71,19 @@ type TaskResult struct {
 	NonexistentCalls int `json:"nonexistent_calls"`
 	// SignatureErrors counts calls rejected by the callee's signature.
 	SignatureErrors int `json:"signature_errors"`
-	// RequiredAPIs lists the APIs a multi-API task requires; CalledAPIs those
-	// of them the greedy sample called. Both empty for single-API tasks.
+	// RequiredAPIs lists the APIs the task's spy watches (api_name, then
+	// spy_apis); CalledAPIs those of them the greedy sample called, in the
+	// same order. Both empty when the spy is off. Required-API recall counts
+	// tasks with more than one required API.
 	RequiredAPIs []string `json:"required_apis,omitempty"`
 	CalledAPIs   []string `json:"called_apis,omitempty"`
+	// SpyOff reports that the task ran without the target-API spy
+	// (spy_required false, HumanEval-style pools): passed means the tests
+	// passed, and target_called is not measured.
+	SpyOff bool `json:"spy_off,omitempty"`
+	// Group is the task's dataset group (imported pools; e.g.
+	// CodeUpdateArena's package); "" for native tasks.
+	Group string `json:"group,omitempty"`
 	// Retried reports a serial retry after a timeout or infra error.
 	Retried bool `json:"retried,omitempty"`
 	// WallMS is the wall time of the greedy sample's evaluation, ms.
@@ -93,16 +102,17 @@ type TaskResult struct {
 
 // A SampleVerdict is the compact verdict of one sample of a task.
 type SampleVerdict struct {
-	Passed           bool   `json:"passed"`
-	Label            string `json:"label"`
-	Rule             string `json:"rule,omitempty"`
-	Status           string `json:"status"`
-	ExceptionType    string `json:"exception_type,omitempty"`
-	Executed         bool   `json:"executed"`
-	TargetCalled     bool   `json:"target_called"`
-	NonexistentCalls int    `json:"nonexistent_calls,omitempty"`
-	SignatureErrors  int    `json:"signature_errors,omitempty"`
-	WallMS           int64  `json:"wall_ms"`
+	Passed           bool     `json:"passed"`
+	Label            string   `json:"label"`
+	Rule             string   `json:"rule,omitempty"`
+	Status           string   `json:"status"`
+	ExceptionType    string   `json:"exception_type,omitempty"`
+	Executed         bool     `json:"executed"`
+	TargetCalled     bool     `json:"target_called"`
+	CalledAPIs       []string `json:"called_apis,omitempty"`
+	NonexistentCalls int      `json:"nonexistent_calls,omitempty"`
+	SignatureErrors  int      `json:"signature_errors,omitempty"`
+	WallMS           int64    `json:"wall_ms"`
 }
 
 // InfraError reports whether the greedy sample hit an infrastructure error,

@@ -489,6 +489,10 @@ func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) Tas
 		Executed: g.Executed, TargetCalled: g.TargetCalled, SpyCalls: g.SpyCalls,
 		NonexistentCalls: g.NonexistentCalls, SignatureErrors: g.SignatureErrors,
 		Retried: g.Retried, WallMS: g.Wall.Milliseconds(), Index: index,
+		CalledAPIs: g.CalledAPIs, SpyOff: !t.SpyNeeded(), Group: t.Group,
+	}
+	if t.SpyNeeded() {
+		r.RequiredAPIs = t.targets()
 	}
 	if g.Passed {
 		r.Error = ""
@@ -509,7 +513,7 @@ func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) Tas
 		for i, v := range verdicts {
 			r.Samples[i] = SampleVerdict{
 				Passed: v.Passed, Label: v.Label, Rule: v.Rule, Status: v.Status, ExceptionType: v.ExceptionType,
-				Executed: v.Executed, TargetCalled: v.TargetCalled, NonexistentCalls: v.NonexistentCalls,
+				Executed: v.Executed, TargetCalled: v.TargetCalled, CalledAPIs: v.CalledAPIs, NonexistentCalls: v.NonexistentCalls,
 				SignatureErrors: v.SignatureErrors, WallMS: v.Wall.Milliseconds(),
 			}
 		}

@@ -66,8 +66,8 @@ func leafBinding(apiName string) string {
 }
 
 const (
-	// resetCount is part [E].
-	resetCount = "try:\n    _target_api_call_count[0] = 0\nexcept NameError:\n    pass"
+	// resetCount is part [E] (novelapi also resets the per-API counts).
+	resetCount = "try:\n    _target_api_call_count[0] = 0\n    for _spy_k in _target_api_counts:\n        _target_api_counts[_spy_k] = 0\nexcept NameError:\n    pass"
 	// startRecording is part [F].
 	startRecording = "try:\n    del _target_api_calls[:]\n    _target_api_recording[0] = True\nexcept NameError:\n    pass"
 )
@@ -111,8 +111,9 @@ type setupOptions struct {
 	prelude     string // [G]
 }
 
-// buildSetup joins parts [A]-[G] for task (§4.1). Tasks without a spy get
-// only [A] (when they name an API) and the context.
+// buildSetup joins parts [A]-[G] for task (§4.1), with the task's hidden
+// setup [A'] between [A] and the monitor [B]. Tasks without a spy get only
+// the hidden setup and the context.
 func buildSetup(t *Task, o setupOptions) string {
 	var parts []string
 	add := func(s string) {
@@ -121,11 +122,13 @@ func buildSetup(t *Task, o setupOptions) string {
 		}
 	}
 	if !t.SpyNeeded() {
+		add(t.HiddenSetup)
 		add(t.ContextCode)
 		add(o.prelude)
 		return strings.Join(parts, "\n\n")
 	}
 	add(importLine(t.APIName))
+	add(t.HiddenSetup) // [A'], novelapi: installs what the monitor must wrap
 	add(RecordingMonitor(t.targets()))
 	add(t.ContextCode)
 	if o.leafBinding {

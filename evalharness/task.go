@@ -50,6 +50,42 @@ type Task struct {
 	SpyRequired *bool `json:"spy_required,omitempty"`
 	// EntryPoint names the function a HumanEval-style completion defines.
 	EntryPoint string `json:"entry_point,omitempty"`
+	// SpyScope says which target calls count as the completion's:
+	// SpyScopeCompletion ("", the protocol's §4.1 check: calls made while
+	// the completion runs) or SpyScopeEntryPoint (calls made while the
+	// completion's EntryPoint runs, at any time up to the end of the test:
+	// for pools whose completion only defines a function that the tests
+	// call, and whose tests also call the target themselves).
+	SpyScope string `json:"spy_scope,omitempty"`
+	// HiddenSetup is Python run after the import line [A] and before the
+	// monitor [B] (protocol §4.1 with a novelapi part [A']), never shown in
+	// a prompt: e.g. CodeUpdateArena's installation of a fictitious update
+	// onto the real package, which the monitor must find installed to wrap
+	// it. "" for tasks that patch nothing.
+	HiddenSetup string `json:"hidden_setup,omitempty"`
+	// BundleVersion is the Provenance.Version of the task's bundle when
+	// several bundles share its api_name (CodeUpdateArena has six updates
+	// of numpy.sum); "" means the only bundle of api_name.
+	BundleVersion string `json:"bundle_version,omitempty"`
+	// Origin names the dataset an imported task comes from
+	// ("codeupdatearena", "pricoder", "humaneval"); "" for native tasks.
+	Origin string `json:"origin,omitempty"`
+	// Group is the dataset's own grouping of the task (CodeUpdateArena's
+	// real package), reported per group in summaries; "" when none.
+	Group string `json:"group,omitempty"`
+}
+
+// Spy scopes of a task (Task.SpyScope).
+const (
+	SpyScopeCompletion = ""
+	SpyScopeEntryPoint = "entry_point"
+)
+
+// Imported reports whether the task comes from another study's pool
+// (Origin set, or a Generator starting with "import:"), written by package
+// importers.
+func (t *Task) Imported() bool {
+	return t.Origin != "" || strings.HasPrefix(t.Generator, "import:")
 }
 
 // TestHarness is the task's test_harness object (protocol §1.3). Only
@@ -218,7 +254,8 @@ func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
 }
 
 // Validate checks a task against protocol §1.3 and §4.1: required fields,
-// a description free of the leaf name, target_api equal to api_name, the
+// a description free of the leaf name (imported pools exempt, see
+// Task.Imported), a known spy_scope, target_api equal to api_name, the
 // stock monitor as setup_code (unless allowCustomSetup), and the
 // "# --- end check ---" marker in execution_test when the spy is required.
 func (t *Task) Validate(allowCustomSetup bool) error {
@@ -233,7 +270,9 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 		if t.TestHarness.TargetAPI != "" && t.TestHarness.TargetAPI != t.APIName {
 			errs = append(errs, fmt.Sprintf("test_harness.target_api %q differs from api_name %q", t.TestHarness.TargetAPI, t.APIName))
 		}
-		if leaf := t.Leaf(); leaf != "" && strings.Contains(strings.ToLower(t.Description), strings.ToLower(leaf)) {
+		// Imported pools are exempt: their problem texts name the updated
+		// function by design (CodeUpdateArena's "sum", "sin" inside "using").
+		if leaf := t.Leaf(); leaf != "" && !t.Imported() && strings.Contains(strings.ToLower(t.Description), strings.ToLower(leaf)) {
 			errs = append(errs, fmt.Sprintf("description contains the API leaf name %q", leaf))
 		}
 		if !strings.Contains(t.TestHarness.ExecutionTest, EndCheckMarker) {
@@ -245,6 +284,15 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 	}
 	if strings.TrimSpace(t.TestHarness.ExecutionTest) == "" {
 		errs = append(errs, "test_harness.execution_test is empty")
+	}
+	switch t.SpyScope {
+	case SpyScopeCompletion:
+	case SpyScopeEntryPoint:
+		if !isIdentifier(t.EntryPoint) {
+			errs = append(errs, fmt.Sprintf("spy_scope %q needs an entry_point identifier, have %q", t.SpyScope, t.EntryPoint))
+		}
+	default:
+		errs = append(errs, fmt.Sprintf("spy_scope %q is not \"\" or %q", t.SpyScope, SpyScopeEntryPoint))
 	}
 	switch t.Difficulty {
 	case "", "easy", "medium", "hard":

@@ -62,10 +62,20 @@ type Verdict struct {
 	// context and completion finished), whatever the test said: exec@k.
 	Executed bool `json:"executed"`
 	// TargetCalled reports that the completion called the target at least
-	// once after the context code (the monitor's count).
+	// once after the context code (the monitor's count; see SpyCalls for
+	// entry-point-scoped tasks).
 	TargetCalled bool `json:"target_called"`
-	// SpyCalls is the number of target calls made by the completion.
+	// SpyCalls is the number of target calls made by the completion (for
+	// Task.SpyScope SpyScopeEntryPoint: inside its entry point, up to the end
+	// of the test).
 	SpyCalls int `json:"spy_calls"`
+	// CalledAPIs lists the task's targets (api_name, then spy_apis) that the
+	// completion called, in that order; nil when the spy is off.
+	CalledAPIs []string `json:"called_apis,omitempty"`
+	// SpyOff reports that the task ran without the target-API monitor
+	// (spy_required false): Passed means the tests passed, and TargetCalled
+	// is not measured.
+	SpyOff bool `json:"spy_off,omitempty"`
 	// NonexistentCalls counts attribute or import look-ups of names that do
 	// not exist in the library version (AttributeError/ImportError naming the
 	// target's package), the PriCoder non-existent-call measure.

@@ -6,6 +6,13 @@
 #   code   - the completion when plan is null
 #   test   - execution_test with the call-record check spliced in ("" = none)
 #   infer_argv, normalise_test, randomize_seeds - booleans
+#   entry_point - when set, the completion's function of that name is wrapped
+#                 after the completion runs, and the target calls made inside
+#                 it up to the end of the test go to a spy record of phase
+#                 "entry" (tasks whose tests call the completion's function)
+#   entry_check - with entry_point: the target named in the AssertionError
+#                 raised when the test passed but the entry point made no
+#                 target call
 # and runs setup, completion and test as one flat script in one namespace.
 # Results go only to /out/records.jsonl, one JSON record per line, each with
 # the nonce, ending with a "done" record that counts the records before it
@@ -18,6 +25,52 @@ import sys
 import traceback
 
 SCRIPT = "_solution.py"
+# Bound at import, before any completion runs: a completion may rebind
+# builtins or json's functions, and the runner's own checks must not follow.
+_dumps, _loads = json.dumps, json.loads
+
+
+def make_spy_hook(n_max=200):
+    # The monitor's one-shot hook (recording_monitor.py pops it from the
+    # script's globals during setup). It keeps per-phase call counts and the
+    # solution phase's call records (frozen to JSON when made) in this
+    # closure, where names the completion assigns cannot reach them; the
+    # verdict's target_called and spy counts come from here (sandbox-spec
+    # §4.6). Builtins are bound as defaults at definition time.
+    st = {"phase": "setup", "counts": {}, "calls": [], "reg": None}
+
+    class Hook:
+        __slots__ = ()
+
+        def call(self, name, st=st, str=str):
+            c = st["counts"].setdefault(st["phase"], {})
+            c[str(name)] = c.get(str(name), 0) + 1
+
+        def record(self, rec, st=st, len=len, dumps=_dumps, repr=repr):
+            if st["phase"] == "solution" and len(st["calls"]) < n_max:
+                try:
+                    st["calls"].append(dumps(rec, default=repr))
+                except Exception:
+                    pass
+
+        def recording(self, st=st):
+            return st["phase"] == "solution"
+
+        def calls(self, st=st, loads=_loads):
+            return [loads(c) for c in st["calls"]]
+
+        def register(self, installed, counter, check, st=st, bool=bool):
+            if st["reg"] is None:
+                st["reg"] = {"installed": bool(installed), "counter": counter, "check": check}
+
+    return Hook(), st
+
+
+def public_count(g, isinstance=isinstance, list=list, int=int, len=len):
+    c = g.get("_target_api_call_count")
+    if isinstance(c, list) and len(c) > 0 and isinstance(c[0], int):
+        return c[0]
+    return None
 
 
 def _clean(o):
@@ -183,6 +236,49 @@ def judge_fields(code, reference, leaf):
     return out
 
 
+def wrap_entry(g, entry):
+    # Wrap g[entry] so that the target calls made while it runs (outermost
+    # call only) are counted, in total and per target name. The wrapper
+    # lives in the runner's module, so names the script rebinds (an update
+    # that shadows a builtin) cannot break it. Returns the state, or None
+    # when the completion defined no such callable.
+    f = g.get(entry)
+    if not callable(f):
+        return None
+    state = {"count": 0, "apis": {}, "depth": 0}
+
+    def counted(*a, **kw):
+        cnt = g.get("_target_api_call_count")
+        per = g.get("_target_api_counts")
+        outer = state["depth"] == 0
+        if outer:
+            before = cnt[0] if isinstance(cnt, list) and cnt else 0
+            before_per = dict(per) if isinstance(per, dict) else {}
+        state["depth"] += 1
+        try:
+            return f(*a, **kw)
+        finally:
+            state["depth"] -= 1
+            if outer:
+                after = cnt[0] if isinstance(cnt, list) and cnt else 0
+                if isinstance(after, int) and isinstance(before, int) and after > before:
+                    state["count"] += after - before
+                if isinstance(per, dict):
+                    for k, v in list(per.items()):
+                        d = v - before_per.get(k, 0) if isinstance(v, int) else 0
+                        if d > 0:
+                            state["apis"][str(k)] = state["apis"].get(str(k), 0) + d
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(counted, attr, getattr(f, attr))
+        except Exception:
+            pass
+    counted.__wrapped__ = f
+    g[entry] = counted
+    return state
+
+
 def frames_of(tb):
     out = []
     while tb is not None:
@@ -205,7 +301,7 @@ def main():
 
     def emit(rec):
         rec["nonce"] = nonce
-        out.write(json.dumps(_clean(rec)) + "\n")
+        out.write(_dumps(_clean(rec)) + "\n")
         out.flush()
         count[0] += 1
 
@@ -244,14 +340,42 @@ def main():
     linecache.cache[SCRIPT] = (len(flat), None, flat.splitlines(True), SCRIPT)
     sys.argv = [SCRIPT] + argv
     g = {"__name__": "__main__", "__builtins__": __builtins__}
+    hook, priv = make_spy_hook()
+    g["__novelapi_spy_hook__"] = hook
+    verify = job.get("verify") or None
 
     def spy_state(phase):
+        if priv["reg"] is not None and "solution" in priv["counts_at"]:
+            # The hook's own state (the units ran apart): what the spy saw
+            # during the solution phase, whatever the completion assigned.
+            per = priv["counts_at"]["solution"]
+            return {"type": "spy", "phase": phase, "installed": priv["reg"]["installed"],
+                    "count": sum(per.values()), "calls": hook.calls(), "apis": dict(per), "private": True}
         cnt = g.get("_target_api_call_count")
         calls = g.get("_target_api_calls")
+        per = g.get("_target_api_counts")
         return {"type": "spy", "phase": phase,
                 "installed": bool(g.get("_target_api_spy_installed", False)),
                 "count": cnt[0] if isinstance(cnt, list) and cnt and isinstance(cnt[0], int) else -1,
-                "calls": list(calls[:200]) if isinstance(calls, list) else []}
+                "calls": list(calls[:200]) if isinstance(calls, list) else [],
+                "apis": {str(k): v for k, v in per.items() if isinstance(v, int)} if isinstance(per, dict) else {}}
+
+    entry = job.get("entry_point") or ""
+    entry_state = [None]
+
+    def entry_record():
+        # The entry point's target calls; when the script ran as one unit
+        # (no wrap was possible) the whole count, marked unattributed.
+        st = entry_state[0]
+        if st is not None:
+            return {"type": "spy", "phase": "entry", "installed": bool(g.get("_target_api_spy_installed", False)),
+                    "count": st["count"], "calls": [], "apis": dict(st["apis"])}
+        rec = spy_state("entry")
+        rec["calls"] = []
+        rec["unattributed"] = bool(units and units[0][0] == "all")
+        if not rec["unattributed"]:
+            rec["count"], rec["apis"] = 0, {}
+        return rec
 
     try:
         compile(flat, SCRIPT, "exec", dont_inherit=True)
@@ -271,8 +395,13 @@ def main():
     except BaseException:
         units = [("all", compile(flat, SCRIPT, "exec", dont_inherit=True))]
     emit({"type": "phase", "name": "compiled"})
+    priv["counts_at"] = {}
+    pub_start = [None]
     for name, unit in units:
         phase = name
+        priv["phase"] = name
+        if name == "solution":
+            pub_start[0] = public_count(g)
         if name == "test":
             emit(spy_state("solution"))
         try:
@@ -294,12 +423,67 @@ def main():
             emit_exception(emit, phase, e, info)
             if phase != "test":
                 emit(st)
+            if entry and phase in ("test", "all"):
+                emit(entry_record())
             traceback.print_exception(e)
             finish("raised", 1)
+        if name == "solution":
+            priv["counts_at"]["solution"] = dict(priv["counts"].get("solution", {}))
+            why = tampered(g, priv, pub_start[0])
+            if why:
+                emit(spy_state("solution"))
+                emit({"type": "tamper", "reason": why})
+                print("novelapi: harness tamper: " + why, file=sys.stderr)
+                finish("tamper", 1)
         emit({"type": "phase", "name": name})
+        if entry and name == "solution":
+            entry_state[0] = wrap_entry(g, entry)
     if not any(n == "test" for n, _ in units):
         emit(spy_state("solution"))
+    if verify and "solution" in priv["counts_at"]:
+        # The test passed; confirm the monitor's assertions from the hook's
+        # own state, in case the completion disabled the in-script ones.
+        msg = ""
+        if sum(priv["counts_at"]["solution"].values()) == 0:
+            msg = "solution did not call target API " + str(verify.get("target"))
+        elif verify.get("expected") is not None and priv["reg"] is not None:
+            try:
+                priv["reg"]["check"](_dumps(verify["expected"]))
+            except AssertionError as e:
+                msg = str(e)
+            except Exception as e:
+                msg = "call-record check failed: %s: %s" % (type(e).__name__, e)
+        if msg:
+            e = AssertionError(msg)
+            emit_exception(emit, "test", e)
+            print("AssertionError: " + msg, file=sys.stderr)
+            finish("raised", 1)
+    if entry:
+        rec = entry_record()
+        emit(rec)
+        if job.get("entry_check") and not rec["count"] > 0:
+            e = AssertionError("solution did not call target API " + job["entry_check"])
+            emit_exception(emit, "test", e)
+            print("AssertionError: " + str(e), file=sys.stderr)
+            finish("raised", 1)
     finish("ok", 0)
+
+
+def tampered(g, priv, pub_start):
+    # Why the completion's phase cannot be trusted, or "": it rebound or wrote
+    # the monitor's call counter (the check block reads it), so its value
+    # differs from what the spy itself counted.
+    reg = priv["reg"]
+    if reg is None:
+        return ""
+    if g.get("_target_api_call_count") is not reg["counter"]:
+        return "the completion rebound _target_api_call_count"
+    seen = sum(priv["counts_at"].get("solution", {}).values())
+    now = public_count(g)
+    if pub_start is not None and (now is None or now - pub_start != seen):
+        return "the completion wrote _target_api_call_count (it reads %s, the spy counted %d calls)" % (
+            "?" if now is None else now - pub_start, seen)
+    return ""
 
 
 def emit_exception(emit, phase, e, target=None):

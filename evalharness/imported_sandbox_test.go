@@ -1,0 +1,110 @@
+package evalharness
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// importedTask is an imported-pool task in the shape package importers
+// writes for CodeUpdateArena: a hidden setup that patches math.hypot with a
+// keyword the real one lacks, a completion that defines the entry point, and
+// tests that call both the entry point and the target.
+func importedTask(id string, spyAPIs ...string) *Task {
+	head := "assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
+		"_target_api_call_count[0] = 0\n" + EndCheckMarker + "\n"
+	return &Task{
+		TaskID: id, APIName: "math.hypot", Library: "codeupdatearena", Group: "math",
+		Description: "Scale a hypot (the leaf is allowed in imported pools).",
+		ContextCode: "import math",
+		HiddenSetup: "import math\nold_hypot = math.hypot\n\ndef hypot(*a, scale=1.0):\n    return old_hypot(*a) * scale\n\nmath.hypot = hypot",
+		TestHarness: TestHarness{
+			SetupCode: StockMonitor("math.hypot"), TargetAPI: "math.hypot",
+			ExecutionTest: head + "\ndef test_scaled():\n    assert scaled(3, 4, 2.0) == math.hypot(3, 4, scale=2.0)\n\ntest_scaled()\n",
+		},
+		EntryPoint: "scaled", SpyScope: SpyScopeEntryPoint, SpyAPIs: spyAPIs,
+		Origin: "codeupdatearena", Generator: "import:codeupdatearena",
+	}
+}
+
+func TestRun_ImportedPoolInSandbox(t *testing.T) {
+	h := newTestHarness(t)
+	off := false
+	tasks := []*Task{
+		importedTask("good"),
+		importedTask("cheat"),
+		importedTask("multi", "math.dist"),
+		{
+			TaskID: "he", Library: "he", Description: "Square.", SpyRequired: &off, EntryPoint: "square",
+			TestHarness: TestHarness{ExecutionTest: "assert square(3) == 9\n"}, Origin: "humaneval", Group: "he",
+		},
+	}
+	for _, tk := range tasks {
+		if err := tk.Validate(false); err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+	}
+	fence := func(s string) []string { return []string{"```python\n" + s + "\n```"} }
+	good := "def scaled(x, y, s):\n    return math.hypot(x, y, scale=s)"
+	preds := []*Prediction{
+		{TaskID: "good", Samples: fence(good)},
+		{TaskID: "cheat", Samples: fence("def scaled(x, y, s):\n    return (x * x + y * y) ** 0.5 * s")},
+		{TaskID: "multi", Samples: fence(good)},
+		{TaskID: "he", Samples: fence("def square(x):\n    return x * x")},
+	}
+	expected := map[string]*ExpectedCalls{}
+	for _, id := range []string{"good", "cheat", "multi"} {
+		expected[id] = &ExpectedCalls{TaskID: id, Status: CallsOK}
+	}
+	dir := t.TempDir()
+	sum, err := Run(t.Context(), RunConfig{Tasks: tasks, Expected: expected, Predictions: preds, OutDir: dir, Workers: 2, Harness: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]TaskResult{}
+	for _, r := range results {
+		by[r.TaskID] = r
+	}
+	tests := []struct {
+		id                 string
+		passed, called     bool
+		status             string
+		calls              int
+		calledAPIs, reqAPI []string
+		spyOff             bool
+	}{
+		// The test's own math.hypot call is not the solution's: one call.
+		{"good", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot"}, false},
+		{"cheat", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
+		{"multi", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot", "math.dist"}, false},
+		{"he", true, false, StatusPass, 0, nil, nil, true},
+	}
+	for _, tt := range tests {
+		r, ok := by[tt.id]
+		if !ok {
+			t.Errorf("%s: no result", tt.id)
+			continue
+		}
+		if r.Passed != tt.passed || r.TargetCalled != tt.called || r.Status != tt.status || r.SpyCalls != tt.calls ||
+			!slices.Equal(r.CalledAPIs, tt.calledAPIs) || !slices.Equal(r.RequiredAPIs, tt.reqAPI) || r.SpyOff != tt.spyOff {
+			t.Errorf("%s: passed %v called %v status %s calls %d called_apis %v required %v spy_off %v; want %+v\n%s",
+				tt.id, r.Passed, r.TargetCalled, r.Status, r.SpyCalls, r.CalledAPIs, r.RequiredAPIs, r.SpyOff, tt, r.Error)
+		}
+	}
+	if by["cheat"].Label != LabelWrongAPISelection {
+		t.Errorf("cheat label %q, want %s", by["cheat"].Label, LabelWrongAPISelection)
+	}
+	if sum.SpyOffTasks != 1 || sum.MultiAPITasks != 1 || sum.RequiredAPIRecall == nil || *sum.RequiredAPIRecall != 0.5 {
+		t.Errorf("summary spy_off %d multi %d recall %v; want 1, 1, 0.5", sum.SpyOffTasks, sum.MultiAPITasks, sum.RequiredAPIRecall)
+	}
+	if r := sum.TargetInvocationRate; r == nil || *r != 2.0/3 {
+		t.Errorf("invocation rate %v, want 2/3 (spy-off task excluded)", r)
+	}
+	if _, ok := sum.Group["math"]; !ok {
+		t.Errorf("summary has no by_group math: %v", sum.Group)
+	}
+}
