@@ -8,13 +8,27 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 )
 
+// CheckHead returns the check block that opens the execution test of an
+// imported task whose spy counts the entry point's calls
+// ([evalharness.SpyScopeEntryPoint]): it asserts that the spy is installed,
+// resets the count and ends with [evalharness.EndCheckMarker]. The harness
+// wraps the entry point after the completion runs and fails a passing test
+// whose entry point made no target call with taxonomy rule (a)'s message.
+func CheckHead(apiName string) string {
+	return "# --- target-API call check (auto-injected; the harness counts the calls made inside the entry point) ---\n" +
+		fmt.Sprintf("assert _target_api_spy_installed, %s\n", pyQuote("target-API spy failed to install for "+apiName)) +
+		"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n"
+}
+
 // Imported pools define a function that their tests call (CodeUpdateArena's
 // solution function, HumanEval's entry point), so the completion itself
 // never calls the target while it runs: the calls happen inside the tests,
 // next to the tests' own calls of the same API when they compute expected
 // values. The protocol's check block (novelapibench-protocol §4.1, layout
 // item 1), which asserts a call before the test, would fail every
-// reference. The importers therefore write a deferred check instead:
+// reference. The tasks therefore use evalharness.SpyScopeEntryPoint with
+// [CheckHead]; the C1 check's monitored script ([MonitoredScript]), which
+// runs outside the harness, reproduces that scope with a deferred check:
 //
 //   - the head (before EndCheckMarker) asserts that the spy is installed and
 //     wraps the entry point so that only target calls made while the

@@ -294,7 +294,15 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 	ref := strings.TrimRight(ex.RefSolution, "\n")
 	entry := entryPoint(ex.SolutionSignature, ref)
 	var test strings.Builder
-	test.WriteString(DeferredCheckHead(api, entry))
+	scope := evalharness.SpyScopeEntryPoint
+	if entry == "" {
+		// No function to attribute calls to: count every call after the
+		// context up to the tail (the tests' own calls included).
+		scope = evalharness.SpyScopeCompletion
+		test.WriteString(DeferredCheckHead(api, ""))
+	} else {
+		test.WriteString(CheckHead(api))
+	}
 	var calls, units []string
 	for _, ut := range ex.UnitTests {
 		test.WriteString("\n" + strings.TrimRight(ut, " \n") + "\n")
@@ -303,7 +311,10 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 			units = append(units, strings.TrimRight(ut, " \n")+"\n\n"+m[1]+"()\n")
 		}
 	}
-	test.WriteString("\n" + strings.Join(calls, "\n") + "\n\n" + DeferredCheckTail(api))
+	test.WriteString("\n" + strings.Join(calls, "\n") + "\n")
+	if scope == evalharness.SpyScopeCompletion {
+		test.WriteString("\n" + DeferredCheckTail(api))
+	}
 	novelty := evalharness.NoveltyModified
 	if !arenaModified(u) {
 		novelty = evalharness.NoveltyNew
@@ -320,8 +331,9 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 			ScenariosSucceeded: len(calls), ScenariosTotal: len(ex.UnitTests),
 		},
 		Novelty: novelty, Environment: env, EntryPoint: entry, TimeoutS: timeout, Generator: "import:codeupdatearena",
+		SpyScope: scope, HiddenSetup: arenaHiddenSetup(u, ex, api), BundleVersion: u.UpdateID, Origin: ArenaOrigin, Group: u.Package,
 	}
-	return &Task{Task: et, HiddenSetup: arenaHiddenSetup(u, ex, api), BundleVersion: u.UpdateID, Origin: ArenaOrigin, Group: u.Package, UnitTests: units}
+	return &Task{Task: et, UnitTests: units}
 }
 
 // writeStats writes import.json into out.

@@ -101,10 +101,10 @@ func executorTask(id, lib, env, description, prompt, solution, test, entry strin
 		et.SpyRequired = &off
 		et.TestHarness = evalharness.TestHarness{ExecutionTest: run, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1}
 	} else {
-		et.APIName, et.SpyAPIs = apis[0], apis[1:]
+		et.APIName, et.SpyAPIs, et.SpyScope = apis[0], apis[1:], evalharness.SpyScopeEntryPoint
 		et.TestHarness = evalharness.TestHarness{
 			SetupCode:     evalharness.StockMonitor(apis[0]),
-			ExecutionTest: DeferredCheckHead(apis[0], entry) + "\n" + run + "\n" + DeferredCheckTail(apis[0]),
+			ExecutionTest: CheckHead(apis[0]) + "\n" + run,
 			TargetAPI:     apis[0], GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1,
 		}
 	}

@@ -250,8 +250,9 @@ func OriginalPrograms(t *Task) [][2]string {
 // monitor over every required API
 // (when the spy is required), context, the post-context reset [E], the
 // reference and the execution test (protocol §4.1 with the hidden setup
-// before [B]). The harness's Evaluate builds the same order once it runs
-// hidden setups (docs/importers.md).
+// before [B]); for entry-point-scoped tasks the harness's count of calls
+// inside the entry point is reproduced by [DeferredCheckHead] and
+// [DeferredCheckTail] around the execution test.
 func MonitoredScript(t *Task) string {
 	parts := []string{t.HiddenSetup}
 	if t.SpyNeeded() {
@@ -265,7 +266,13 @@ func MonitoredScript(t *Task) string {
 	if t.SpyNeeded() {
 		parts = append(parts, "try:\n    _target_api_call_count[0] = 0\nexcept NameError:\n    pass")
 	}
-	parts = append(parts, t.MaskedRegion, t.TestHarness.ExecutionTest)
+	parts = append(parts, t.MaskedRegion)
+	if t.SpyNeeded() && t.SpyScope == evalharness.SpyScopeEntryPoint {
+		// The harness's entry-point scope, as a deferred check in the script.
+		parts = append(parts, DeferredCheckHead(t.APIName, t.EntryPoint), t.TestHarness.ExecutionTest, DeferredCheckTail(t.APIName))
+	} else {
+		parts = append(parts, t.TestHarness.ExecutionTest)
+	}
 	return joinParts(parts...)
 }
 

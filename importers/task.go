@@ -12,29 +12,13 @@ import (
 )
 
 // A Task is one imported task: the protocol's task record
-// (novelapibench-protocol §1.3, [evalharness.Task]) plus the fields an
-// imported pool needs that the harness does not have yet. They are written
-// into tasks.jsonl next to the task's own fields and ignored by readers that
-// do not know them.
+// (novelapibench-protocol §1.3, [evalharness.Task], whose extension fields
+// carry the hidden setup, bundle version, origin, group and spy scope) plus
+// the dataset's unit tests for the original assembly of [CheckReferences].
+// It is written into tasks.jsonl next to the task's own fields; the harness
+// ignores unit_tests.
 type Task struct {
 	*evalharness.Task
-	// HiddenSetup is Python that must run after the import line [A] and
-	// before the target-API monitor [B] (§4.1) and is never shown in a
-	// prompt: CodeUpdateArena's update installation (the example's imports,
-	// the update's implementation and the setattr onto the package), which
-	// the monitor must find already installed to wrap it. "" for pools that
-	// do not patch the library.
-	HiddenSetup string `json:"hidden_setup,omitempty"`
-	// BundleVersion is the Provenance.Version of the task's bundle when
-	// several bundles share the task's api_name (CodeUpdateArena has up to
-	// six updates of numpy.sum); "" otherwise.
-	BundleVersion string `json:"bundle_version,omitempty"`
-	// Origin names the imported dataset ("codeupdatearena", "pricoder",
-	// "humaneval").
-	Origin string `json:"origin,omitempty"`
-	// Group is the dataset's own grouping of the task (the package for
-	// CodeUpdateArena), used for per-group figures.
-	Group string `json:"group,omitempty"`
 	// UnitTests are the dataset's tests as the original harness runs them,
 	// each alone after the solution: a test and its call (CodeUpdateArena
 	// runs one program per unit test). Used by [CheckReferences].

@@ -1,0 +1,111 @@
+package importers_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// evalPool runs the pool's reference predictions through the harness, as
+// `novelapi eval run --tasks DIR/tasks.jsonl --predictions
+// DIR/reference_predictions.jsonl` does (the harness-level C1), and returns
+// the results by task id with the summary.
+func evalPool(t *testing.T, dir string, keep func(*evalharness.Task) bool) (map[string]evalharness.TaskResult, evalharness.Summary) {
+	t.Helper()
+	bwrapOnly(t)
+	tasks, err := evalharness.LoadTasks(filepath.Join(dir, importers.TasksFile), evalharness.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks = slices.DeleteFunc(tasks, func(tk *evalharness.Task) bool { return !keep(tk) })
+	expected, err := evalharness.LoadExpectedCalls(filepath.Join(dir, importers.ExpectedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	sum, err := evalharness.Run(t.Context(), evalharness.RunConfig{
+		Tasks: tasks, Expected: expected, Predictions: importers.ReferencePredictions(tasks),
+		OutDir: out, Workers: 2, Harness: h,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _, err := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]evalharness.TaskResult{}
+	for _, r := range results {
+		by[r.TaskID] = r
+	}
+	return by, sum
+}
+
+// The math.sin references of the sample pass through the harness: the
+// hidden setup installs the update before the monitor, the leaf rule lets
+// the problem texts through, and the calls made inside the solution
+// function are counted at the end of the test and attributed to math.sin.
+func TestEvalRun_ArenaReferences(t *testing.T) {
+	sandboxtest.Env(t, importers.ArenaEnvironment)
+	dir, _, _ := importArena(t)
+	by, sum := evalPool(t, dir, func(tk *evalharness.Task) bool { return tk.Group == "math" })
+	if len(by) == 0 {
+		t.Fatal("no math tasks in the sample")
+	}
+	for id, r := range by {
+		if !r.Passed || !r.TargetCalled || !slices.Equal(r.CalledAPIs, []string{r.APIName}) || r.SpyOff {
+			t.Errorf("%s: passed %v called %v apis %v spy_off %v: %s %s", id, r.Passed, r.TargetCalled, r.CalledAPIs, r.SpyOff, r.Status, r.Error)
+		}
+	}
+	if g, ok := sum.Group["math"]; !ok || g.Passed != len(by) {
+		t.Errorf("by_group math = %+v; want %d passed", g, len(by))
+	}
+}
+
+// The toy PriCoder pool (two required APIs per task) and the HumanEval
+// pool run through the harness: PriCoder's measures are filled, recall
+// included, and the HumanEval results say the spy was off.
+func TestEvalRun_PriCoderHumanEval(t *testing.T) {
+	sandboxtest.Env(t, "trixie-sci")
+	pdir, _ := importPriCoder(t)
+	by, sum := evalPool(t, pdir, func(*evalharness.Task) bool { return true })
+	multi := 0
+	for id, r := range by {
+		if !r.Passed || len(r.RequiredAPIs) == 0 || len(r.CalledAPIs) == 0 {
+			t.Errorf("%s: passed %v required %v called %v: %s", id, r.Passed, r.RequiredAPIs, r.CalledAPIs, r.Error)
+		}
+		if len(r.RequiredAPIs) > 1 {
+			multi++
+		}
+	}
+	if multi == 0 || sum.RequiredAPIRecall == nil || sum.MultiAPITasks != multi || sum.TargetInvocationRate == nil ||
+		sum.NonexistentCallRate == nil || sum.SignatureErrorRate == nil || sum.PassAtK["1"] != 1 || sum.ExecAtK["1"] != 1 {
+		t.Errorf("PriCoder summary = %+v", sum.Metrics)
+	} else {
+		t.Logf("PriCoder toy pool: recall %.2f invocation %.2f nonexistent %.2f signature %.2f pass@1 %.2f exec@1 %.2f",
+			*sum.RequiredAPIRecall, *sum.TargetInvocationRate, *sum.NonexistentCallRate, *sum.SignatureErrorRate, sum.PassAtK["1"], sum.ExecAtK["1"])
+	}
+
+	hdir := t.TempDir()
+	if _, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", hdir, importers.HumanEvalConfig{Environment: "trixie-sci"}); err != nil {
+		t.Fatal(err)
+	}
+	by, sum = evalPool(t, hdir, func(*evalharness.Task) bool { return true })
+	for id, r := range by {
+		if !r.Passed || !r.SpyOff {
+			t.Errorf("%s: passed %v spy_off %v: %s", id, r.Passed, r.SpyOff, r.Error)
+		}
+	}
+	if sum.SpyOffTasks != len(by) || sum.TargetInvocationRate != nil {
+		t.Errorf("HumanEval summary: spy_off_tasks %d of %d, invocation rate %v; want all, nil", sum.SpyOffTasks, len(by), sum.TargetInvocationRate)
+	}
+}
