@@ -51,7 +51,7 @@ ran, whatever the program did.`,
 			if err != nil {
 				return err
 			}
-			r, err := sandbox.Auto(cmd.Context(), sandbox.AutoConfig{Backend: backend, Log: g.log})
+			r, err := newRunner(cmd.Context(), g, backend)
 			if err != nil {
 				return err
 			}
@@ -129,9 +129,16 @@ func printResult(w io.Writer, r sandbox.Result) {
 	limit := r.LimitHit
 	if limit == "" {
 		limit = "none"
+		if r.Backend == sandbox.BackendDocker && !r.OOMKilled && !r.TimedOut && !r.OutputLimitHit {
+			limit = "none seen (the Docker engine does not report a pids-limit hit)"
+		}
 	}
 	fmt.Fprintf(w, "backend %s  exit %s  limit hit %s\n", r.Backend, exit, limit)
-	fmt.Fprintf(w, "wall %.3fs  cpu %.3fs  peak memory %s\n", r.Wall.Seconds(), r.CPU.Seconds(), formatSize(r.PeakMem))
+	cpu, peak := fmt.Sprintf("%.3fs", r.CPU.Seconds()), formatSize(r.PeakMem)
+	if r.CPU == 0 && r.PeakMem == 0 {
+		cpu, peak = "n/a", "n/a" // the backend does not measure them (Docker drops the container's cgroup on exit)
+	}
+	fmt.Fprintf(w, "wall %.3fs  cpu %s  peak memory %s\n", r.Wall.Seconds(), cpu, peak)
 	fmt.Fprintf(w, "limits: wall %v  memory %s  pids %d  nofile %d  fsize %s  cpu %v\n",
 		r.Limits.Wall, formatSize(r.Limits.Memory), r.Limits.PIDs, r.Limits.NoFile, formatSize(r.Limits.FileSize), r.Limits.CPUTime)
 }

@@ -95,7 +95,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&candidates, "candidates", "", "candidates.jsonl from `novelapi discover`")
+	f.StringVar(&candidates, "candidates", "", "candidates.jsonl written by novelapi discover")
 	f.StringVar(&envName, "env", defaultNewEnv, "environment holding the new release")
 	f.StringVar(&cfg.Out, "out", "", "bundles.jsonl to append to (default: beside the candidates)")
 	f.IntVar(&cfg.Workers, "workers", 0, "parallel sandbox runs (default: number of CPUs)")

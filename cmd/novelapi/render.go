@@ -29,7 +29,7 @@ func newRenderCmd(g *globals) *cobra.Command {
 		Short: "Print an API's knowledge under a condition (protocol §2.2), optionally as the evaluation prompt (§2.3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRender(g, cfg)
+			return runRender(g, cfg, cmd.Flags().Changed("condition"))
 		},
 	}
 	f := cmd.Flags()
@@ -47,7 +47,10 @@ func newRenderCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func runRender(g *globals, cfg renderConfig) error {
+func runRender(g *globals, cfg renderConfig, conditionSet bool) error {
+	if conditionSet && cfg.components != "" {
+		return usagef("render: give --condition or --components, not both")
+	}
 	cond, err := bundles.ParseCondition(cfg.condition)
 	if err != nil {
 		return usagef("render: --condition: %v", err)
@@ -83,6 +86,9 @@ func runRender(g *globals, cfg renderConfig) error {
 		task, err := pickTask(cfg)
 		if err != nil {
 			return err
+		}
+		if task.APIName != "" && task.APIName != b.APIName {
+			g.log.Warn("rendering another API's knowledge into the task's prompt", "task", task.TaskID, "task_api", task.APIName, "api", b.APIName)
 		}
 		prompt = bundles.Prompt(task, knowledge)
 		if cfg.prompt {
