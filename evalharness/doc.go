@@ -17,6 +17,16 @@
 // sandbox run of py/parse.py. Results come back only as JSON records written
 // to sandbox.OutDir with a per-run nonce and a final "done" record
 // (sandbox-spec P6), never from stdout.
+//
+// # Imported pools
+//
+// Tasks imported from other studies (package importers) use extension
+// fields: a hidden setup run before the monitor (CodeUpdateArena installs
+// its fictitious update there), an entry-point spy scope (the completion
+// defines a function the tests call; the runner counts the target calls
+// made inside it up to the end of the test), several spied APIs with
+// per-API call counts (PriCoder-style required-API recall), and the spy
+// switched off (HumanEval-style pools, reported as spy_off).
 package evalharness
 
 // # Departures from the published harness
