@@ -1,0 +1,61 @@
+package evalharness
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestEvaluate_Adversarial runs completions that try to pass without a
+// correct target call (the tester's preds2.jsonl) on the real sandbox.
+func TestEvaluate_Adversarial(t *testing.T) {
+	h := newTestHarness(t)
+	tasks, err := LoadTasks(tasksPath, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := LoadExpectedCalls(expectedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*Task{}
+	for _, task := range tasks {
+		byID[task.TaskID] = task
+	}
+	tests := []struct {
+		name, task, code string
+		wantStatus       string
+		wantCalled       bool
+		wantLabel        string
+		wantErr          string // substring of Verdict.Error
+	}{
+		{"PatchedBuiltins", "np_matrix_norm_medium",
+			"import builtins\nbuiltins.any = lambda *a, **k: True\nbuiltins.all = lambda *a, **k: True\nnorms = np.linalg.matrix_norm(stack*0, ord='fro', keepdims=True)",
+			StatusWrongAnswer, true, LabelWrongLogic, "reproduces reference call"},
+		{"ForgedRecords", "np_matrix_norm_medium",
+			"norms = np.linalg.matrix_norm(stack*0, ord='fro', keepdims=True)\n_spy_check_calls = lambda *a: None\n_target_api_calls.extend([{}] * 5)",
+			StatusWrongAnswer, true, LabelWrongLogic, "reproduces reference call"},
+		{"WrittenCounter", "np_cumulative_sum_easy",
+			"_target_api_call_count[0] = 5\nrunning = np.cumsum(np.concatenate([np.zeros((2,1)), daily], axis=1), axis=1)",
+			StatusHarnessTamper, false, LabelWrongAPISelection, "wrote _target_api_call_count"},
+		{"ReboundCounter", "np_cumulative_sum_easy",
+			"_target_api_call_count = [5]\nrunning = np.cumsum(np.concatenate([np.zeros((2,1)), daily], axis=1), axis=1)",
+			StatusHarnessTamper, false, LabelWrongAPISelection, "rebound _target_api_call_count"},
+		{"Honest", "np_matrix_norm_medium",
+			byID["np_matrix_norm_medium"].MaskedRegion, StatusPass, true, LabelPass, ""},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			task := byID[tt.task]
+			v, err := h.Evaluate(ctx, task, exp[task.TaskID], tt.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Status != tt.wantStatus || v.TargetCalled != tt.wantCalled || v.Label != tt.wantLabel || !strings.Contains(v.Error, tt.wantErr) {
+				t.Errorf("Evaluate = status %s, called %v (%d calls), label %s (%s: %s), error %q; want %s, %v, %s, error with %q",
+					v.Status, v.TargetCalled, v.SpyCalls, v.Label, v.Rule, v.Rationale, v.Error, tt.wantStatus, tt.wantCalled, tt.wantLabel, tt.wantErr)
+			}
+		})
+	}
+}
