@@ -78,13 +78,22 @@ type Metrics struct {
 	// without an exception or timeout (passing or failing the assertions).
 	ExecAt1 float64 `json:"exec_at_1"`
 	// PassAtK maps k (as a decimal string) to the mean unbiased pass@k over
-	// all samples, present only when every scored task has n ≥ k.
-	PassAtK map[string]float64 `json:"pass_at_k,omitempty"`
+	// all n samples of each task (1 - C(n-c,k)/C(n,k), sandbox-spec §2),
+	// present only when every scored task has n ≥ k. Its "1" is the mean
+	// per-sample solve rate c/n, not PassAt1 (the greedy samples[0] only),
+	// hence the key pass_at_k_unbiased.
+	PassAtK map[string]float64 `json:"pass_at_k_unbiased,omitempty"`
 	// ExecAtK is the same estimator with "executed" in place of "passed".
-	ExecAtK map[string]float64 `json:"exec_at_k,omitempty"`
+	ExecAtK map[string]float64 `json:"exec_at_k_unbiased,omitempty"`
 	// Labels counts the greedy labels ("Pass" and the six failure labels;
 	// "" when run without failure labels is counted under "").
 	Labels map[string]int `json:"labels"`
+	// Statuses counts the greedy samples' harness statuses (PASS,
+	// HARNESS_TAMPER, TIMEOUT, NO_PREDICTION, ...; sandbox-spec §4.1).
+	Statuses map[string]int `json:"statuses"`
+	// NoPrediction counts the scored tasks that had no prediction
+	// (StatusNoPrediction); they count as failures.
+	NoPrediction int `json:"no_prediction"`
 	// TargetInvocationRate is the fraction of greedy samples that called the
 	// target API at least once (PriCoder's invocation rate), over the tasks
 	// whose spy is on; nil when every task ran with the spy off.
@@ -127,7 +136,7 @@ type Breakdowns struct {
 // Compute aggregates results into Metrics. It never fails: malformed
 // per-sample counts (c > n) make the pass@k of that k undefined.
 func Compute(results []TaskResult) Metrics {
-	m := Metrics{Labels: map[string]int{}, InfraErrors: []string{}}
+	m := Metrics{Labels: map[string]int{}, Statuses: map[string]int{}, InfraErrors: []string{}}
 	var ns, cs, es []int
 	var exec, invoked, nonexist, sigerr int
 	var recall float64
@@ -137,6 +146,10 @@ func Compute(results []TaskResult) Metrics {
 			continue
 		}
 		m.N++
+		m.Statuses[r.Status]++
+		if r.Status == StatusNoPrediction {
+			m.NoPrediction++
+		}
 		if r.Passed {
 			m.Passed++
 		}

@@ -84,6 +84,10 @@ type TaskResult struct {
 	// Group is the task's dataset group (imported pools; e.g.
 	// CodeUpdateArena's package); "" for native tasks.
 	Group string `json:"group,omitempty"`
+	// SamplesHash is 16 hex digits of sha256 over the evaluated samples of
+	// the task's prediction; a resumed run re-evaluates a task whose
+	// samples changed.
+	SamplesHash string `json:"samples_sha256,omitempty"`
 	// Retried reports a serial retry after a timeout or infra error.
 	Retried bool `json:"retried,omitempty"`
 	// WallMS is the wall time of the greedy sample's evaluation, ms.
@@ -126,6 +130,8 @@ type Summary struct {
 	Metrics
 	// PassAt5 is the mean pass@5, nil unless every scored task has ≥5 samples.
 	PassAt5 *float64 `json:"pass_at_5"`
+	// Note explains pass_at_1 next to pass_at_k_unbiased in the file itself.
+	Note string `json:"note"`
 	Breakdowns
 	// EvaluatorVersion copies eval_meta.json's evaluator_version.
 	EvaluatorVersion string `json:"evaluator_version,omitempty"`
@@ -134,9 +140,12 @@ type Summary struct {
 	Shards []string `json:"shards,omitempty"`
 }
 
+// SummaryNote is Summary.Note.
+const SummaryNote = "pass_at_1 is the greedy sample (samples[0]) only (protocol §1.8); pass_at_k_unbiased[k] is the mean unbiased estimator 1-C(n-c,k)/C(n,k) over all n samples of each task, so its \"1\" is the per-sample solve rate; statuses count the greedy samples' harness statuses; no_prediction tasks count as failures"
+
 // Summarize computes the Summary of results.
 func Summarize(results []TaskResult, evaluatorVersion string) Summary {
-	s := Summary{Metrics: Compute(results), Breakdowns: ComputeBreakdowns(results), EvaluatorVersion: evaluatorVersion}
+	s := Summary{Metrics: Compute(results), Breakdowns: ComputeBreakdowns(results), EvaluatorVersion: evaluatorVersion, Note: SummaryNote}
 	if v, ok := s.PassAtK["5"]; ok {
 		s.PassAt5 = &v
 	}

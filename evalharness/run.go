@@ -25,6 +25,42 @@ import (
 // pass@5, condition or shard); resuming would mix incompatible verdicts.
 var ErrMetaMismatch = errors.New("evalharness: run directory holds a different evaluation")
 
+// CheckExpected returns a *MissingExpectedError naming the predicted tasks
+// that need reference call records (protocol §1.4: every task whose spy is
+// required) but have none in expected, or nil. Callers run it before [Run],
+// which would otherwise score each such task as an infrastructure error
+// (the harness refuses it, [ErrRefused]).
+func CheckExpected(tasks []*Task, preds []*Prediction, expected map[string]*ExpectedCalls) error {
+	byID := make(map[string]*Task, len(tasks))
+	for _, t := range tasks {
+		byID[t.TaskID] = t
+	}
+	var missing []string
+	for _, p := range preds {
+		if t := byID[p.TaskID]; t != nil && t.SpyNeeded() && expected[t.TaskID] == nil {
+			missing = append(missing, t.TaskID)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingExpectedError{Tasks: missing}
+	}
+	return nil
+}
+
+// A MissingExpectedError reports tasks that need reference call records
+// but have none ([CheckExpected]).
+type MissingExpectedError struct {
+	Tasks []string // task ids, in work order
+}
+
+func (e *MissingExpectedError) Error() string {
+	return fmt.Sprintf("evalharness: no expected call records for %d tasks (%s)", len(e.Tasks), abbrev(e.Tasks, 5))
+}
+
+// ErrNoPredictions reports a run without a single prediction (an empty
+// predictions file), which would otherwise summarise zero tasks.
+var ErrNoPredictions = errors.New("evalharness: no predictions to evaluate")
+
 // An Evaluator decides one completion of a task. [*Harness] implements it;
 // Evaluate must be safe for concurrent use. A non-nil error means the
 // completion could not be evaluated (sandbox failure, refused task, ctx
@@ -116,9 +152,17 @@ type RunConfig struct {
 	Backend          string
 	// TasksPath and PredictionsPath are recorded in eval_meta.json.
 	TasksPath, PredictionsPath string
-	// Rescore deletes the results of a directory whose eval_meta.json
-	// differs instead of failing with ErrMetaMismatch (protocol §1.8).
+	// Rescore deletes the directory's existing results and re-scores every
+	// task; without it a directory whose eval_meta.json differs fails with
+	// ErrMetaMismatch (protocol §1.8) and a resume keeps the results whose
+	// samples are unchanged.
 	Rescore bool
+	// ScoreMissing scores every task of Tasks that has no prediction as a
+	// failure (status StatusNoPrediction, label WrongAPISelection: the
+	// protocol's verdict on an empty response, §9.6), so that pass@1 is over
+	// the whole pool. false evaluates only the predicted tasks (protocol
+	// §1.8: summary.json is written in prediction order).
+	ScoreMissing bool
 	// Progress receives a progress bar with rate and ETA; nil means a log
 	// line every ProgressLogInterval instead (for logs that are not terminals).
 	Progress io.Writer
@@ -151,6 +195,9 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if cfg.Harness == nil {
 		return Summary{}, errors.New("eval run: no harness")
 	}
+	if len(cfg.Predictions) == 0 {
+		return Summary{}, ErrNoPredictions
+	}
 	work, err := selectWork(cfg)
 	if err != nil {
 		return Summary{}, err
@@ -172,13 +219,25 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	var pending []workItem
+	changed := map[string]bool{}
 	for _, w := range work {
-		if _, ok := done[w.pred.TaskID]; !ok {
+		h, ok := done[w.pred.TaskID]
+		if ok && h != cfg.samplesHash(w) {
+			changed[w.pred.TaskID] = true
+		}
+		if !ok || changed[w.pred.TaskID] {
 			pending = append(pending, w)
 		}
 	}
+	if len(changed) > 0 {
+		// The predictions changed since these results were written.
+		log.Info("re-evaluating tasks whose samples changed", "count", len(changed))
+		if err := dropResults(path, changed); err != nil {
+			return Summary{}, err
+		}
+	}
 	if len(done) > 0 {
-		log.Info("resuming", "dir", cfg.OutDir, "done", len(done), "pending", len(pending))
+		log.Info("resuming", "dir", cfg.OutDir, "done", len(work)-len(pending), "pending", len(pending))
 	}
 	if err := cfg.runPending(ctx, path, pending, len(done), log); err != nil {
 		return Summary{}, err
@@ -188,9 +247,10 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 
 // workItem is one prediction to evaluate with its task.
 type workItem struct {
-	index int
-	pred  *Prediction
-	task  *Task
+	index   int
+	pred    *Prediction
+	task    *Task
+	missing bool // no prediction: scored as StatusNoPrediction
 }
 
 // selectWork pairs the shard's predictions with their tasks.
@@ -214,6 +274,23 @@ func selectWork(cfg RunConfig) ([]workItem, error) {
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("eval run: %d predictions name tasks absent from the task pool: %s", len(missing), abbrev(missing, 5))
+	}
+	if cfg.ScoreMissing {
+		have := make(map[string]bool, len(cfg.Predictions))
+		for _, p := range cfg.Predictions {
+			have[p.TaskID] = true
+		}
+		i := len(cfg.Predictions)
+		for _, t := range cfg.Tasks {
+			if have[t.TaskID] {
+				continue
+			}
+			have[t.TaskID] = true
+			if cfg.Shard.Has(i) {
+				work = append(work, workItem{index: i, pred: &Prediction{TaskID: t.TaskID}, task: t, missing: true})
+			}
+			i++
+		}
 	}
 	return work, nil
 }
@@ -247,6 +324,18 @@ func (cfg RunConfig) meta() EvalMeta {
 	}
 }
 
+// samplesHash is TaskResult.SamplesHash for w: 16 hex digits of sha256
+// over the samples that will be evaluated ("" samples for a missing one).
+func (cfg RunConfig) samplesHash(w workItem) string {
+	n := cfg.sampleCount(w.pred)
+	parts := make([][]byte, 0, n+1)
+	parts = append(parts, []byte(strconv.FormatBool(w.missing)))
+	for _, s := range w.pred.Samples[:n] {
+		parts = append(parts, []byte(s))
+	}
+	return EvaluatorVersion(parts...)
+}
+
 func (cfg RunConfig) sampleCount(p *Prediction) int {
 	if cfg.Samples > 0 && cfg.Samples < len(p.Samples) {
 		return cfg.Samples
@@ -264,7 +353,7 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 	if err != nil {
 		return err
 	}
-	if have.sameEvaluation(want) {
+	if have.sameEvaluation(want) && !rescore {
 		return nil
 	}
 	if !rescore {
@@ -272,7 +361,7 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 			ErrMetaMismatch, filepath.Join(dir, MetaFile), have.EvaluatorVersion, have.ClassifyFailures, have.PassAt5, have.Condition, have.Shard,
 			want.EvaluatorVersion, want.ClassifyFailures, want.PassAt5, want.Condition, want.Shard)
 	}
-	log.Warn("evaluation changed: deleting old results", "dir", dir)
+	log.Warn("rescoring: deleting old results", "dir", dir)
 	for _, f := range []string{ResultsFile, SummaryFile} {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -283,8 +372,8 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 
 // resumeResults reads path, drops a torn tail, infra-error records (to be
 // retried) and duplicates, rewriting the file when it drops a record, and
-// returns the completed task ids of the work set.
-func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]bool, error) {
+// returns the completed task ids of the work set with their samples hashes.
+func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]string, error) {
 	results, valid, err := ReadResults(path)
 	if err != nil {
 		return nil, err
@@ -293,17 +382,17 @@ func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]b
 	for _, w := range work {
 		inWork[w.pred.TaskID] = true
 	}
-	done := map[string]bool{}
+	done := map[string]string{}
 	var keep []TaskResult
 	dropped, foreign := 0, 0
 	for _, r := range results {
-		if r.InfraError() || done[r.TaskID] {
+		if _, dup := done[r.TaskID]; r.InfraError() || dup {
 			dropped++
 			continue
 		}
 		keep = append(keep, r)
 		if inWork[r.TaskID] {
-			done[r.TaskID] = true
+			done[r.TaskID] = r.SamplesHash
 		} else {
 			foreign++
 		}
@@ -433,6 +522,14 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 // evaluateTask evaluates a task's samples in order and builds its
 // TaskResult; ok is false when ctx was cancelled before it finished.
 func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Logger) (TaskResult, bool) {
+	if w.missing {
+		r := newTaskResult(w.index, w.task, cfg.Condition, []Verdict{{
+			Status: StatusNoPrediction, Label: LabelWrongAPISelection, Rule: "novelapi:no-prediction",
+			Rationale: "no prediction for this task; scored as an empty response (protocol §9.6)",
+		}})
+		r.SamplesHash = cfg.samplesHash(w)
+		return r, true
+	}
 	var expected *ExpectedCalls
 	if cfg.Expected != nil {
 		expected = cfg.Expected[w.pred.TaskID]
@@ -450,7 +547,18 @@ func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Log
 	if cond == "" {
 		cond = w.pred.Cell
 	}
-	return newTaskResult(w.index, w.task, cond, verdicts), true
+	r := newTaskResult(w.index, w.task, cond, verdicts)
+	r.SamplesHash = cfg.samplesHash(w)
+	return r, true
+}
+
+// dropResults rewrites path without the results of the tasks in drop.
+func dropResults(path string, drop map[string]bool) error {
+	results, _, err := ReadResults(path)
+	if err != nil {
+		return err
+	}
+	return writeResults(path, slices.DeleteFunc(results, func(r TaskResult) bool { return drop[r.TaskID] }))
 }
 
 // evaluateSample evaluates one response, retrying infrastructure errors

@@ -35,6 +35,9 @@ const (
 	StatusAPINotCalled  = "API_NOT_CALLED"
 	StatusWrongAnswer   = "WRONG_ANSWER"
 	StatusRuntimeError  = "RUNTIME_ERROR"
+	// StatusNoPrediction marks a task of the pool that has no prediction
+	// (novelapi: [RunConfig].ScoreMissing); it counts as a failure.
+	StatusNoPrediction = "NO_PREDICTION"
 )
 
 // A Verdict is the harness's decision on one completion.

@@ -70,8 +70,8 @@ func (s *Server) evaluateTool() mcp.Tool {
 		mcp.WithDescription(`Evaluate completions on the novel-API task pool in sandboxes, exactly as NovelAPIBench does: each completion is run with the task's test and a spy on the target API, and scored pass/fail with a failure label. Give predictions inline ([{"task_id": "...", "samples": ["<completion>"]}]) or by path (predictions.jsonl), or set use_model to have the server's configured model endpoint generate them. Filter the pool by library, condition and limit. Sends progress notifications, can be cancelled (completed results are kept; the same call resumes), and returns pass@1, exec@1, failure-label counts and the path of the report. Slow: seconds per task.`),
 		mcp.WithArray("predictions", mcp.Description(`Inline predictions: objects {"task_id", "samples": [completion, ...]} (or "completion": "..." for one sample). At most 5000.`),
 			mcp.Items(map[string]any{"type": "object"})),
-		mcp.WithString("predictions_path", mcp.Description(`Path of a predictions.jsonl file on the server's machine.`)),
-		mcp.WithString("tasks_path", mcp.Description(`Task pool (tasks.jsonl); default: the server's configured pool.`)),
+		mcp.WithString("predictions_path", mcp.Description(`Path of a predictions.jsonl file on the server's machine, under its data, runs or task directory (or a directory the server allows with --allow-path).`)),
+		mcp.WithString("tasks_path", mcp.Description(`Task pool (tasks.jsonl) on the server's machine, under the same directories as predictions_path; default: the server's configured pool.`)),
 		mcp.WithString("library", mcp.Description(`Only tasks of this library.`)),
 		mcp.WithString("condition", mcp.Description(`Knowledge condition (none, S, E, M, C, S+E, ..., Full): recorded on the results, selects predictions whose cell matches, and is the condition used with use_model.`)),
 		mcp.WithInteger("limit", mcp.Description(`Evaluate at most this many tasks (after filtering).`)),
@@ -204,6 +204,16 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		return mcp.NewToolResultError("evaluate: no model endpoint is configured on this server; pass predictions or predictions_path"), nil
 	}
 	tasksPath := r.tasksPath
+	if tasksPath != "" { // an agent-given path must lie under the read roots (paths.go)
+		if tasksPath, err = s.checkReadPath("evaluate", "tasks_path", tasksPath); err != nil {
+			return toolError(err)
+		}
+	}
+	if r.predsPath != "" {
+		if r.predsPath, err = s.checkReadPath("evaluate", "predictions_path", r.predsPath); err != nil {
+			return toolError(err)
+		}
+	}
 	if tasksPath == "" {
 		tasksPath = s.cfg.Eval.TasksPath
 	}
@@ -213,7 +223,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	var invalid int
 	tasks, err := evalharness.LoadTasks(tasksPath, evalharness.LoadOptions{SkipInvalid: true, Invalid: func(error) { invalid++ }})
 	if err != nil {
-		return mcp.NewToolResultError("evaluate: load tasks: " + err.Error()), nil
+		return mcp.NewToolResultError(loadError("evaluate", "tasks_path", tasksPath, err)), nil
 	}
 	var lib string
 	if r.library != "" {
@@ -238,7 +248,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		preds = r.preds
 	case r.predsPath != "":
 		if preds, err = evalharness.LoadPredictions(r.predsPath); err != nil {
-			return mcp.NewToolResultError("evaluate: load predictions: " + err.Error()), nil
+			return mcp.NewToolResultError(loadError("evaluate", "predictions_path", r.predsPath, err)), nil
 		}
 	}
 	// Keep the tasks that have a prediction (all of them with use_model),
@@ -299,11 +309,27 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 	}
 
+	// The reference call records: the server's, else expected_calls.jsonl
+	// beside the task pool (as `novelapi eval run` does).
 	var expected map[string]*evalharness.ExpectedCalls
-	if s.cfg.Eval.ExpectedPath != "" {
-		if expected, err = evalharness.LoadExpectedCalls(s.cfg.Eval.ExpectedPath); err != nil {
-			return nil, fmt.Errorf("load expected calls: %w", err)
+	expectedPath := s.cfg.Eval.ExpectedPath
+	if expectedPath == "" || r.tasksPath != "" {
+		if p := filepath.Join(filepath.Dir(tasksPath), "expected_calls.jsonl"); fileExists(p) {
+			expectedPath = p
 		}
+	}
+	if expectedPath != "" {
+		if expected, err = evalharness.LoadExpectedCalls(expectedPath); err != nil {
+			return mcp.NewToolResultError("evaluate: load expected calls: " + err.Error()), nil
+		}
+	}
+	if err := evalharness.CheckExpected(selected, runPreds, expected); err != nil {
+		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
+		where := "no expected_calls.jsonl beside " + tasksPath
+		if expectedPath != "" {
+			where = expectedPath + " lacks them"
+		}
+		return mcp.NewToolResultError(fmt.Sprintf("evaluate: no expected call records for %d tasks (%s; e.g. %s): the call-record check cannot run; build the tasks with their C1 records (without --no-c1) or give the server an expected_calls.jsonl", len(me.Tasks), where, me.Tasks[0])), nil
 	}
 	runsDir := s.cfg.Eval.RunsDir
 	if runsDir == "" {
@@ -429,4 +455,10 @@ func defaultRunName(r evalReq, tasksPath string, preds []*evalharness.Prediction
 		h.Write(b)
 	}
 	return "mcp-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }

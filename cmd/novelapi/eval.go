@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -106,6 +108,9 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err != nil {
 		return err
 	}
+	if len(preds) == 0 {
+		return fmt.Errorf("eval run: %s holds no predictions", cfg.predictions)
+	}
 	expectedPath := cfg.expected
 	if expectedPath == "" {
 		p := filepath.Join(filepath.Dir(cfg.tasks), "expected_calls.jsonl")
@@ -120,6 +125,15 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		}
 	}
 
+	if err := evalharness.CheckExpected(tasks, preds, expected); err != nil {
+		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
+		where := "no --expected given and no expected_calls.jsonl beside " + cfg.tasks
+		if expectedPath != "" {
+			where = expectedPath + " lacks them"
+		}
+		return fmt.Errorf("eval run: no expected_calls.jsonl records for %d tasks (%s; e.g. %s); pass --expected or build tasks without --no-c1", len(me.Tasks), where, me.Tasks[0])
+	}
+
 	runner, err := newRunner(ctx, g, cfg.backend)
 	if err != nil {
 		return err
@@ -132,7 +146,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		Tasks: tasks, Expected: expected, Predictions: preds, OutDir: out,
 		Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
 		Harness: h, ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
-		TasksPath: cfg.tasks, PredictionsPath: cfg.predictions,
+		TasksPath: cfg.tasks, PredictionsPath: cfg.predictions, ScoreMissing: true,
 		Progress: progressWriter(g), Log: g.log,
 	})
 	if err != nil {
@@ -214,6 +228,9 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 		fmt.Fprintf(w, ", pass@5 %.1f%%", 100**s.PassAt5)
 	}
 	fmt.Fprintf(w, ", exec@1 %.1f%%", 100*s.ExecAt1)
+	if s.NoPrediction > 0 {
+		fmt.Fprintf(w, ", %d tasks without a prediction (failed)", s.NoPrediction)
+	}
 	if len(s.InfraErrors) > 0 {
 		fmt.Fprintf(w, ", %d infra errors excluded", len(s.InfraErrors))
 	}
@@ -225,6 +242,11 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 	}
 	if c := s.Labels[""]; c > 0 {
 		fmt.Fprintf(w, "  %-18s %d\n", "(unlabelled)", c)
+	}
+	for _, st := range slices.Sorted(maps.Keys(s.Statuses)) {
+		if st != evalharness.StatusPass {
+			fmt.Fprintf(w, "  status %-18s %d\n", st, s.Statuses[st])
+		}
 	}
 	return nil
 }
