@@ -3,10 +3,15 @@ package index
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 )
@@ -108,23 +113,24 @@ type lexicalHit struct {
 	Score float64
 }
 
-// filterQuery returns the exact-filter part of a search, or nil.
-func filterQuery(f filter) query.Query {
+// filterQuery returns the exact-filter part of a search ("" and nil mean
+// no filter), or nil.
+func filterQuery(library, version string, comps []string) query.Query {
 	var qs []query.Query
 	term := func(field, v string) query.Query {
 		t := bleve.NewTermQuery(v)
 		t.SetField(field)
 		return t
 	}
-	if f.Library != "" {
-		qs = append(qs, term("library", f.Library))
+	if library != "" {
+		qs = append(qs, term("library", library))
 	}
-	if f.Version != "" {
-		qs = append(qs, term("version", f.Version))
+	if version != "" {
+		qs = append(qs, term("version", version))
 	}
-	if len(f.Components) > 0 && len(f.Components) < len(AllComponents) {
+	if len(comps) > 0 {
 		var cs []query.Query
-		for _, c := range f.Components {
+		for _, c := range comps {
 			cs = append(cs, term("component", c))
 		}
 		qs = append(qs, bleve.NewDisjunctionQuery(cs...))
@@ -138,24 +144,269 @@ func filterQuery(f filter) query.Query {
 	return bleve.NewConjunctionQuery(qs...)
 }
 
-// searchLexical runs the BM25 leg: the query text matched against the name
-// field (boosted) and the body field, under the exact filters, returning up
-// to n units best first.
-func searchLexical(ctx context.Context, idx bleve.Index, text string, f filter, n int) ([]lexicalHit, error) {
-	name := bleve.NewMatchQuery(text)
-	name.SetField("name")
-	name.SetBoost(nameBoost)
-	body := bleve.NewMatchQuery(text)
-	body.SetField("body")
-	body.SetBoost(bodyBoost)
-	var q query.Query = bleve.NewDisjunctionQuery(name, body)
-	if fq := filterQuery(f); fq != nil {
+// A lexicalStore is the lexical leg of one generation: a bleve index of
+// the S, E and M units (lexical.bleve) and one of the C units
+// (lexical-code.bleve). Implementations are searched only when a query
+// asks for component C: source code matched the words of a question by
+// accident far more often than on purpose (no hit@5 was lost without it
+// on the natural-language and docstring query sets), and its postings
+// were half of the index, so of every query's and every build's time
+// (issue 4 benchmarks).
+//
+// Both indexes score with the BM25 statistics of all units together
+// (number of units, total field lengths), as one index of every unit
+// would: with the prose units alone the average body length shrinks to a
+// third and long mechanism texts lose to short signatures (hit@1 of the
+// natural-language queries fell from 0.58 to 0.37).
+type lexicalStore struct {
+	main, code bleve.Index
+	stats      *search.BM25Stats // of main and code together; nil while building
+	pool       sync.Pool         // analysis.Analyzer for queries
+}
+
+// Directories of a generation's lexical indexes.
+const (
+	lexicalDir     = "lexical.bleve"      // S, E and M units
+	lexicalCodeDir = "lexical-code.bleve" // C units
+)
+
+func newLexicalStore(main, code bleve.Index) *lexicalStore {
+	ls := &lexicalStore{main: main, code: code}
+	ls.pool.New = func() any { return newIdentAnalyzer() }
+	return ls
+}
+
+// createLexicalStore creates empty lexical indexes in gdir.
+func createLexicalStore(gdir string) (*lexicalStore, error) {
+	main, err := createLexical(filepath.Join(gdir, lexicalDir))
+	if err != nil {
+		return nil, err
+	}
+	code, err := createLexical(filepath.Join(gdir, lexicalCodeDir))
+	if err != nil {
+		main.Close()
+		return nil, err
+	}
+	return newLexicalStore(main, code), nil
+}
+
+// openLexicalStore opens the lexical indexes in gdir, read-only unless
+// writable.
+func openLexicalStore(gdir string, writable bool) (*lexicalStore, error) {
+	main, err := openLexical(filepath.Join(gdir, lexicalDir), writable)
+	if err != nil {
+		return nil, err
+	}
+	code, err := openLexical(filepath.Join(gdir, lexicalCodeDir), writable)
+	if err != nil {
+		main.Close()
+		return nil, err
+	}
+	ls := newLexicalStore(main, code)
+	if !writable {
+		if ls.stats, err = bm25Stats(main, code); err != nil {
+			ls.Close()
+			return nil, err
+		}
+	}
+	return ls, nil
+}
+
+// statsFields are the fields a lexical query may search: text and filters.
+var statsFields = []string{"name", "body", "api", "library", "version", "novelty", "component", "*"} // "*": bleve's filter clauses
+
+// bm25Stats sums the BM25 statistics of the searched fields over idxs.
+func bm25Stats(idxs ...bleve.Index) (*search.BM25Stats, error) {
+	st := &search.BM25Stats{FieldCardinality: map[string]int{}}
+	for _, idx := range idxs {
+		n, err := idx.DocCount()
+		if err != nil {
+			return nil, fmt.Errorf("count lexical units: %w", err)
+		}
+		st.DocCount += float64(n)
+		adv, err := idx.Advanced()
+		if err != nil {
+			return nil, fmt.Errorf("lexical statistics: %w", err)
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return nil, fmt.Errorf("lexical statistics: %w", err)
+		}
+		br, ok := r.(bleveindex.BM25Reader)
+		for _, f := range statsFields {
+			if !ok {
+				break
+			}
+			c, err := br.FieldCardinality(f)
+			if err != nil {
+				r.Close()
+				return nil, fmt.Errorf("lexical statistics: %w", err)
+			}
+			st.FieldCardinality[f] += c
+		}
+		if err := r.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// Close closes both indexes and returns the first error.
+func (ls *lexicalStore) Close() error {
+	err := ls.main.Close()
+	if cerr := ls.code.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// add indexes units, the C units and the others concurrently.
+func (ls *lexicalStore) add(ctx context.Context, units []unit, progress func(int)) error {
+	var main, code []unit
+	for _, u := range units {
+		if u.Component == CompC {
+			code = append(code, u)
+		} else {
+			main = append(main, u)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- indexUnits(ctx, ls.code, code, progress) }()
+	err := indexUnits(ctx, ls.main, main, progress)
+	if cerr := <-errc; cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// remove deletes the units with the given IDs.
+func (ls *lexicalStore) remove(ids []string) error {
+	for _, idx := range []bleve.Index{ls.main, ls.code} {
+		b := idx.NewBatch()
+		for _, id := range ids {
+			b.Delete(id)
+		}
+		if err := idx.Batch(b); err != nil {
+			return fmt.Errorf("delete replaced units: %w", err)
+		}
+	}
+	return nil
+}
+
+// A queryTerm is one distinct analysed term of a query and how often it
+// occurs there.
+type queryTerm struct {
+	term  string
+	count int
+}
+
+// terms analyses text like the indexed fields and returns its distinct
+// terms in first-seen order.
+func (ls *lexicalStore) terms(text string) []queryTerm {
+	a := ls.pool.Get().(analysis.Analyzer)
+	toks := a.Analyze([]byte(text))
+	ls.pool.Put(a)
+	var out []queryTerm
+	seen := map[string]int{}
+	for _, t := range toks {
+		s := string(t.Term)
+		if i, ok := seen[s]; ok {
+			out[i].count++
+			continue
+		}
+		seen[s] = len(out)
+		out = append(out, queryTerm{term: s, count: 1})
+	}
+	return out
+}
+
+// lexicalFields are the searched text fields and their boosts.
+var lexicalFields = []struct {
+	name  string
+	boost float64
+}{{"name", nameBoost}, {"body", bodyBoost}}
+
+// textQuery returns the BM25 query for terms, nil when there are none:
+// per field, a disjunction of one term query per distinct term, boosted by
+// the field's boost times the term's count in the query, and a disjunction
+// over the fields. The nesting keeps bleve's coordination factor per
+// level, so that a unit matching in both its name and its body outranks
+// one matching in its body alone, as with one match query per field; a
+// repeated term is one boosted clause instead of several scans of its
+// postings.
+func textQuery(terms []queryTerm) query.Query {
+	if len(terms) == 0 {
+		return nil
+	}
+	fields := make([]query.Query, 0, len(lexicalFields))
+	for _, f := range lexicalFields {
+		clauses := make([]query.Query, len(terms))
+		for i, t := range terms {
+			tq := bleve.NewTermQuery(t.term)
+			tq.SetField(f.name)
+			tq.SetBoost(f.boost * float64(t.count))
+			clauses[i] = tq
+		}
+		fields = append(fields, bleve.NewDisjunctionQuery(clauses...))
+	}
+	return bleve.NewDisjunctionQuery(fields...)
+}
+
+// search runs the BM25 leg: the query text's terms matched against the
+// name field (boosted) and the body field of the units of the components
+// in f (S, E and M when f names none), under the exact filters, returning
+// up to n units best first.
+func (ls *lexicalStore) search(ctx context.Context, text string, f filter, n int) ([]lexicalHit, error) {
+	q := textQuery(ls.terms(text))
+	if q == nil {
+		return nil, nil
+	}
+	var mainComps []string
+	wantCode := false
+	for _, c := range f.Components {
+		if c == CompC {
+			wantCode = true
+		} else {
+			mainComps = append(mainComps, c)
+		}
+	}
+	var out []lexicalHit
+	if len(f.Components) == 0 || len(mainComps) > 0 {
+		if len(mainComps) == len(AllComponents)-1 {
+			mainComps = nil // all of S, E, M: no component filter
+		}
+		hits, err := searchLexical(ctx, ls.main, q, ls.stats, f.Library, f.Version, mainComps, n)
+		if err != nil {
+			return nil, err
+		}
+		out = hits
+	}
+	if wantCode {
+		hits, err := searchLexical(ctx, ls.code, q, ls.stats, f.Library, f.Version, nil, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hits...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+		out = out[:min(n, len(out))]
+	}
+	return out, nil
+}
+
+// searchLexical runs q on idx under the exact filters (components: any
+// when empty) and returns up to n units best first; stats, when not nil,
+// replace idx's own BM25 statistics.
+func searchLexical(ctx context.Context, idx bleve.Index, q query.Query, stats *search.BM25Stats, library, version string, comps []string, n int) ([]lexicalHit, error) {
+	if fq := filterQuery(library, version, comps); fq != nil {
 		bq := bleve.NewBooleanQuery()
 		bq.AddMust(q)
 		bq.AddFilter(fq)
 		q = bq
 	}
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	if stats != nil {
+		req.PreSearchData = map[string]any{search.BM25PreSearchDataKey: stats}
+	}
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -129,11 +128,11 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 
 	all := bs
 	var (
-		lex bleve.Index
+		lex *lexicalStore
 		vs  *vectorStore
 	)
 	if base == "" {
-		if lex, err = createLexical(filepath.Join(gdir, lexicalDir)); err != nil {
+		if lex, err = createLexicalStore(gdir); err != nil {
 			return nil, err
 		}
 		vs = newVectorStore()
@@ -150,10 +149,12 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		if err := copyDir(filepath.Join(bdir, lexicalDir), filepath.Join(gdir, lexicalDir)); err != nil {
-			return nil, fmt.Errorf("copy lexical index: %w", err)
+		for _, d := range []string{lexicalDir, lexicalCodeDir} {
+			if err := copyDir(filepath.Join(bdir, d), filepath.Join(gdir, d)); err != nil {
+				return nil, fmt.Errorf("copy lexical index: %w", err)
+			}
 		}
-		if lex, err = openLexical(filepath.Join(gdir, lexicalDir), true); err != nil {
+		if lex, err = openLexicalStore(gdir, true); err != nil {
 			return nil, err
 		}
 		if vs, err = loadVectorStore(filepath.Join(bdir, vectorsFile)); err != nil {
@@ -177,13 +178,9 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 			all = append(all, oldBundles[i])
 		}
 		all = append(all, bs...)
-		b := lex.NewBatch()
-		for _, id := range ids {
-			b.Delete(id)
-		}
-		if err := lex.Batch(b); err != nil {
+		if err := lex.remove(ids); err != nil {
 			lex.Close()
-			return nil, fmt.Errorf("delete replaced units: %w", err)
+			return nil, err
 		}
 		if err := vs.remove(ctx, ids); err != nil {
 			lex.Close()
@@ -205,7 +202,7 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 	}
 	// Lexical and vector legs are independent: build them concurrently.
 	lexErr := make(chan error, 1)
-	go func() { lexErr <- indexUnits(ctx, lex, units, progress) }()
+	go func() { lexErr <- lex.add(ctx, units, progress) }()
 	verr := vs.add(ctx, emb, units, progress)
 	lerr := <-lexErr
 	if cerr := lex.Close(); cerr != nil && lerr == nil {

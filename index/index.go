@@ -14,13 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/novelapi/novelapi/bundles"
 )
 
 // ManifestFormat is the on-disk format version written in every manifest.
-const ManifestFormat = 1
+const ManifestFormat = 2 // 2: lexical-code.bleve holds the C units
 
 // Query limits and defaults.
 const (
@@ -130,7 +128,7 @@ type Index struct {
 	dir     string
 	gen     string
 	man     Manifest
-	lex     bleve.Index
+	lex     *lexicalStore
 	vec     *vectorStore // nil when the vector leg is off
 	emb     Embedder
 	notices []string
@@ -186,7 +184,7 @@ func (ix *Index) load(opts OpenOptions) error {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	ix.setBundles(bs)
-	ix.lex, err = openLexical(filepath.Join(gdir, lexicalDir), false)
+	ix.lex, err = openLexicalStore(gdir, false)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -485,13 +483,45 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return ix.searchPaper(ctx, q, f)
 	}
 	n := overfetch(q.K)
+	text := expandQuery(q.Text)
+	// The legs are independent: under Hybrid the vector leg runs on its own
+	// goroutine while the lexical one runs here.
+	type legResult struct {
+		ids []string
+		err error
+	}
+	var vecc chan legResult
+	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
+		vecc = make(chan legResult, 1)
+		vectorLeg := func() {
+			qv, err := ix.emb.Embed(ctx, []string{text})
+			if err != nil {
+				vecc <- legResult{err: fmt.Errorf("embed query: %w", err)}
+				return
+			}
+			vh := ix.vec.searchFlat(qv[0], f, n)
+			ids := make([]string, len(vh))
+			for i, h := range vh {
+				ids[i] = h.ID
+			}
+			vecc <- legResult{ids: ids}
+		}
+		if q.Retriever == Hybrid {
+			go vectorLeg()
+		} else {
+			vectorLeg()
+		}
+	}
 	var (
 		rankings []apiRanking
 		weights  []float64
 	)
 	if q.Retriever == Hybrid || q.Retriever == BM25 {
-		lh, err := searchLexical(ctx, ix.lex, expandQuery(q.Text), f, n)
+		lh, err := ix.lex.search(ctx, text, f, n)
 		if err != nil {
+			if vecc != nil {
+				<-vecc
+			}
 			return nil, err
 		}
 		ids := make([]string, len(lh))
@@ -501,20 +531,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		rankings = append(rankings, rankAPIs(ids))
 		weights = append(weights, lexicalWeight)
 	}
-	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
-		qv, err := ix.emb.Embed(ctx, []string{expandQuery(q.Text)})
-		if err != nil {
-			if q.Retriever == Vector {
-				return nil, fmt.Errorf("embed query: %w", err)
-			}
-			ix.log.Warn("vector leg skipped", "err", err)
-		} else {
-			vh := ix.vec.searchFlat(qv[0], f, n)
-			ids := make([]string, len(vh))
-			for i, h := range vh {
-				ids[i] = h.ID
-			}
-			rankings = append(rankings, rankAPIs(ids))
+	if vecc != nil {
+		r := <-vecc
+		switch {
+		case r.err != nil && q.Retriever == Vector:
+			return nil, r.err
+		case r.err != nil:
+			ix.log.Warn("vector leg skipped", "err", r.err)
+		default:
+			rankings = append(rankings, rankAPIs(r.ids))
 			weights = append(weights, vectorWeight)
 		}
 	}

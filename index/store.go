@@ -20,7 +20,8 @@ import (
 //	DIR/gen-000007/          one complete generation:
 //	    manifest.json        [Manifest], written last
 //	    bundles.jsonl        the indexed bundles
-//	    lexical.bleve/       bleve scorch index (BM25)
+//	    lexical.bleve/       bleve scorch index (BM25) of the S, E and M units
+//	    lexical-code.bleve/  bleve scorch index (BM25) of the C units
 //	    vectors.gob          chromem-go export, one collection per component
 //	    READERS              shared-locked by every open [Index]
 //
@@ -33,7 +34,6 @@ const (
 	readersLock  = "READERS"
 	manifestFile = "manifest.json"
 	bundlesFile  = "bundles.jsonl"
-	lexicalDir   = "lexical.bleve"
 	vectorsFile  = "vectors.gob"
 	genPrefix    = "gen-"
 )

@@ -167,12 +167,20 @@ func (vs *vectorStore) flatten(ctx context.Context, units map[string][]string, d
 	return nil
 }
 
-// searchFlat scores every vector of the searched components against qv
-// and returns the n best per component passing f, merged best first.
+// vectorDefaultComponents are the components the vector leg scores when a
+// query names none. Hashed vectors of example and implementation code
+// added nothing to hit@5 or hit@1 on the natural-language and docstring
+// query sets (the lexical leg still matches examples) and were half of the
+// leg's time (issue 4 benchmarks).
+var vectorDefaultComponents = []string{CompS, CompM}
+
+// searchFlat scores every vector of the searched components (f's, or
+// vectorDefaultComponents) against qv and returns the n best per component
+// passing f, merged best first.
 func (vs *vectorStore) searchFlat(qv []float32, f filter, n int) []vectorHit {
 	comps := f.Components
 	if len(comps) == 0 {
-		comps = AllComponents
+		comps = vectorDefaultComponents
 	}
 	var out []vectorHit
 	for _, comp := range comps {
