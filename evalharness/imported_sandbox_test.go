@@ -34,6 +34,18 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		importedTask("good"),
 		importedTask("cheat"),
 		importedTask("multi", "math.dist"),
+		// A rename that deletes itertools.product, which tokenize needs at
+		// import: the monitor (inspect) and traceback printing still work.
+		{
+			TaskID: "rename", APIName: "itertools.cartesian", Library: "codeupdatearena", Origin: "codeupdatearena",
+			Description: "All pairs.", ContextCode: "import itertools", EntryPoint: "pairs", SpyScope: SpyScopeEntryPoint,
+			HiddenSetup: "import itertools\nold_product = itertools.product\n\ndef cartesian(*a, **kw):\n    return old_product(*a, **kw)\n\n" +
+				"del itertools.product\nsetattr(itertools, 'cartesian', cartesian)",
+			TestHarness: TestHarness{
+				SetupCode: StockMonitor("itertools.cartesian"), TargetAPI: "itertools.cartesian",
+				ExecutionTest: "assert _target_api_spy_installed\n" + EndCheckMarker + "\nassert pairs([1, 2]) == [(1, 1), (1, 2), (2, 1), (2, 2)]\n",
+			},
+		},
 		{
 			TaskID: "he", Library: "he", Description: "Square.", SpyRequired: &off, EntryPoint: "square",
 			TestHarness: TestHarness{ExecutionTest: "assert square(3) == 9\n"}, Origin: "humaneval", Group: "he",
@@ -51,9 +63,10 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		{TaskID: "cheat", Samples: fence("def scaled(x, y, s):\n    return (x * x + y * y) ** 0.5 * s")},
 		{TaskID: "multi", Samples: fence(good)},
 		{TaskID: "he", Samples: fence("def square(x):\n    return x * x")},
+		{TaskID: "rename", Samples: fence("def pairs(xs):\n    return list(itertools.cartesian(xs, repeat=2))")},
 	}
 	expected := map[string]*ExpectedCalls{}
-	for _, id := range []string{"good", "cheat", "multi"} {
+	for _, id := range []string{"good", "cheat", "multi", "rename"} {
 		expected[id] = &ExpectedCalls{TaskID: id, Status: CallsOK}
 	}
 	dir := t.TempDir()
@@ -82,6 +95,7 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		{"cheat", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
 		{"multi", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot", "math.dist"}, false},
 		{"he", true, false, StatusPass, 0, nil, nil, true},
+		{"rename", true, true, StatusPass, 1, []string{"itertools.cartesian"}, []string{"itertools.cartesian"}, false},
 	}
 	for _, tt := range tests {
 		r, ok := by[tt.id]
@@ -101,8 +115,8 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 	if sum.SpyOffTasks != 1 || sum.MultiAPITasks != 1 || sum.RequiredAPIRecall == nil || *sum.RequiredAPIRecall != 0.5 {
 		t.Errorf("summary spy_off %d multi %d recall %v; want 1, 1, 0.5", sum.SpyOffTasks, sum.MultiAPITasks, sum.RequiredAPIRecall)
 	}
-	if r := sum.TargetInvocationRate; r == nil || *r != 2.0/3 {
-		t.Errorf("invocation rate %v, want 2/3 (spy-off task excluded)", r)
+	if r := sum.TargetInvocationRate; r == nil || *r != 3.0/4 {
+		t.Errorf("invocation rate %v, want 3/4 (spy-off task excluded)", r)
 	}
 	if _, ok := sum.Group["math"]; !ok {
 		t.Errorf("summary has no by_group math: %v", sum.Group)

@@ -18,11 +18,19 @@
 # the nonce, ending with a "done" record that counts the records before it
 # (sandbox-spec P6). stdout is never read by the harness.
 import ast
+import inspect  # noqa: F401  (see below)
 import json
 import linecache
 import os
 import sys
+import tokenize  # noqa: F401
 import traceback
+
+# inspect and tokenize are imported before any task code runs: a hidden
+# setup may break stdlib imports that happen later (CodeUpdateArena's rename
+# of itertools.product deletes the name that tokenize uses at import), and
+# both the monitor (inspect) and traceback printing (linecache -> tokenize)
+# import them lazily.
 
 SCRIPT = "_solution.py"
 # Bound at import, before any completion runs: a completion may rebind
