@@ -121,7 +121,7 @@ func exerciseAllTools(t *testing.T, cs *sdk.ClientSession) {
 	callOK("list_libraries", nil, "| numpy | 2.2.4 |")
 	callOK("render_condition", map[string]any{"api_name": "numpy.unstack", "condition": "S"}, "API: numpy.unstack\n\nParameters:")
 	callErr("check_code", map[string]any{"code": "import numpy", "api_name": "numpy.unstack"}, "not configured")
-	callErr("evaluate", map[string]any{"predictions_path": "/nonexistent.jsonl"}, "no task pool")
+	callErr("evaluate", map[string]any{"predictions_path": "/nonexistent.jsonl"}, "outside the directories this server reads")
 	callErr("search_apis", map[string]any{"query": 7}, "query must be a string")
 	callErr("get_api", map[string]any{"api_name": "numpy.unstak"}, "numpy.unstack")
 

@@ -84,8 +84,9 @@ type part struct {
 
 // renderParts renders the selected components of b one by one, in the
 // protocol's order (novelapibench-protocol §2.2); joining the texts with a
-// blank line gives exactly bundles.RenderComponents(b, comps). Empty
-// components are skipped.
+// blank line gives bundles.RenderComponents(b, comps) plus, when S_param is
+// selected and the call signature is known ([callSignature]), a
+// "Signature:" line after the "API:" line. Empty components are skipped.
 func renderParts(b *bundles.Bundle, comps bundles.Components) []part {
 	var out []part
 	for _, x := range []struct {
@@ -94,11 +95,31 @@ func renderParts(b *bundles.Bundle, comps bundles.Components) []part {
 	}{{"S", bundles.CompS}, {"E", bundles.CompE}, {"M", bundles.CompM}, {"C", bundles.CompC}} {
 		if sel := comps & x.mask; sel != 0 {
 			if t := bundles.RenderComponents(b, sel); t != "" {
+				if sel.Has(bundles.CompSParam) {
+					t = withSignature(t, b)
+				}
 				out = append(out, part{x.code, t})
 			}
 		}
 	}
 	return out
+}
+
+// withSignature adds the signature line to a rendered S component: after
+// its "API:" line, else first.
+func withSignature(s string, b *bundles.Bundle) string {
+	sig := callSignature(b)
+	if sig == "" {
+		return s
+	}
+	line := signatureLine(sig)
+	if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, "API: ") {
+		return first + "\n" + line + "\n" + rest
+	}
+	if strings.HasPrefix(s, "API: ") {
+		return s + "\n" + line
+	}
+	return line + "\n\n" + s
 }
 
 // missingParts lists the selected components that b lacks (empty), so the

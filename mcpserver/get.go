@@ -26,7 +26,7 @@ const DefaultGetMaxTokens = 8000
 func getTool() mcp.Tool {
 	return mcp.NewTool("get_api",
 		mcp.WithDescription(`Fetch the documentation of one novel Python API by name or by a handle from search_apis. Accepts any valid import path of the object (e.g. a re-export such as "numpy.unstack" vs its defining module). Returns the requested components (default S signature + E examples; M mechanism and C implementation source on request), the version served and whether it matched your version, the previous signature if it changed, all valid import paths, and provenance. An unknown name returns the nearest known names.`),
-		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified name ("numpy.unstack", "pandas.DataFrame.case_when") or a handle ("novelapi://api/numpy.unstack@2.2.4").`)),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified name ("numpy.unstack", "pandas.Series.case_when") or a handle ("novelapi://api/numpy.unstack@2.2.4").`)),
 		mcp.WithArray("components", mcp.Description(`Parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"]. Ask for C to see the implementation source.`),
 			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
 		mcp.WithString("version", mcp.Description(`Library version you target (exact, prefix, "2.x" or PEP 440 specifier). Omit for the latest indexed. If unavailable the answer says so, lists the available versions and labels what it serves as FALLBACK.`)),
@@ -67,6 +67,9 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err)
 	}
+	if err := checkVersion("get_api", version); err != nil {
+		return toolError(err)
+	}
 	library, err := a.str("library", 200)
 	if err != nil {
 		return toolError(err)
@@ -96,11 +99,14 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 
 	name, pinned := parseHandle(rawName)
 	if version == "" {
+		if err := checkVersion("get_api", pinned); err != nil {
+			return toolError(err)
+		}
 		version = pinned
 	}
 	b, via := lookupAPI(st, cat, name, library)
 	if b == nil {
-		return mcp.NewToolResultError(notFound(cat, name, library)), nil
+		return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
 	}
 
 	b, vc, note := atVersion(st, cat, b, version)
@@ -184,15 +190,16 @@ func lookupAPI(st Store, cat *catalog, name, library string) (*bundles.Bundle, s
 	return nil, ""
 }
 
-// notFound is the near-miss answer for an unknown API (scenario T6).
-func notFound(cat *catalog, name, library string) string {
+// notFound is the near-miss answer for an unknown API (scenario T6); tool
+// names the tool (or request) the message answers.
+func notFound(tool string, cat *catalog, name, library string) string {
 	cands := cat.allNames
 	if library != "" {
 		if lib, ok := cat.library(library); ok {
 			cands = slices.DeleteFunc(slices.Clone(cands), func(n string) bool { return !strings.HasPrefix(n, lib+".") && bundles.TopLevel(n) != lib })
 		}
 	}
-	msg := fmt.Sprintf("get_api: no novel API named %q in this index.", name)
+	msg := fmt.Sprintf("%s: no novel API named %q in this index.", tool, name)
 	if near := nearest(name, cands, 5); len(near) > 0 {
 		msg += " Did you mean: " + strings.Join(near, ", ") + "?"
 	} else {

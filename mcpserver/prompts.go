@@ -20,6 +20,22 @@ func (s *Server) registerPrompts() {
 	), s.getPrompt)
 }
 
+// beforeGetPrompt makes prompts/get without the required task argument an
+// invalid-params error (-32602), as the MCP spec asks for missing required
+// arguments, instead of an internal error. mcp-go v1.2.1 answers every
+// error a prompt handler returns with -32603 (server/handler_errors.go) but
+// answers an unknown prompt name with -32602, so the hook renames such a
+// request to a name that carries the reason; the error message then reads
+// "prompt 'use_novel_api: argument "task" is required ...' not found".
+func (s *Server) beforeGetPrompt(_ context.Context, _ any, req *mcp.GetPromptRequest) {
+	if req.Params.Name != PromptName {
+		return
+	}
+	if strings.TrimSpace(req.Params.Arguments["task"]) == "" {
+		req.Params.Name = PromptName + `: argument "task" is required (what the code must do); library and version are optional`
+	}
+}
+
 func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	task := strings.TrimSpace(req.Params.Arguments["task"])
 	if task == "" {

@@ -60,7 +60,7 @@ func (s *Server) handleRender(ctx context.Context, req mcp.CallToolRequest) (*mc
 	name, _ := parseHandle(rawName)
 	b, _ := lookupAPI(st, cat, name, "")
 	if b == nil {
-		return mcp.NewToolResultError(notFound(cat, name, "")), nil
+		return mcp.NewToolResultError(notFound("render_condition", cat, name, "")), nil
 	}
 	text := bundles.Render(b, cond)
 	out := renderOut{APIName: b.APIName, Condition: string(cond), Version: bundleVersion(b), Text: text, Empty: text == ""}

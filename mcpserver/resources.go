@@ -13,8 +13,11 @@ import (
 
 // Resource URIs.
 const (
-	LibrariesURI   = "novelapi://libraries"
-	APITemplateURI = HandlePrefix + "{api_name}"
+	LibrariesURI = "novelapi://libraries"
+	// APITemplateURI uses reserved expansion ({+api_name}) so that a
+	// handle's "@version" matches; with simple expansion mcp-go's template
+	// matcher refuses "@" and handles could not be read as resources.
+	APITemplateURI = HandlePrefix + "{+api_name}"
 )
 
 // registerResources adds the library list and the per-API template
@@ -46,14 +49,9 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if err != nil {
 		return nil, err
 	}
-	raw := strings.TrimPrefix(req.Params.URI, HandlePrefix)
-	if u, err := url.PathUnescape(raw); err == nil {
-		raw = u
-	}
-	name, version := parseHandle(HandlePrefix + raw)
-	b, _ := lookupAPI(st, cat, name, "")
+	b, version, msg := resolveAPIURI(st, cat, req.Params.URI)
 	if b == nil {
-		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, notFound(cat, name, ""))
+		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, msg)
 	}
 	b, vc, note := atVersion(st, cat, b, version)
 	var sb strings.Builder
@@ -67,4 +65,48 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 		sb.WriteString("\n" + p.text + "\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: sb.String()}}, nil
+}
+
+// resolveAPIURI resolves a novelapi://api/{api_name}[@version] URI to its
+// bundle and requested version. b is nil when the name is unknown or the
+// version is not a version, and msg then says why.
+func resolveAPIURI(st Store, cat *catalog, uri string) (b *bundles.Bundle, version, msg string) {
+	raw := strings.TrimPrefix(uri, HandlePrefix)
+	if u, err := url.PathUnescape(raw); err == nil {
+		raw = u
+	}
+	name, version := parseHandle(HandlePrefix + raw)
+	if err := checkVersion("resources/read", version); err != nil {
+		return nil, "", err.Error()
+	}
+	if b, _ = lookupAPI(st, cat, name, ""); b == nil {
+		return nil, "", notFound("resources/read", cat, name, "")
+	}
+	return b, version, ""
+}
+
+// notFoundScheme prefixes the URI a resources/read request is rewritten to
+// when it names no API; no resource or template matches it.
+const notFoundScheme = "novelapi-not-found:"
+
+// beforeReadResource makes resources/read of an unknown API a
+// resource-not-found error (-32002; -32602 under protocol 2026-07-28, as
+// mcp-go chooses per request) instead of an internal error. mcp-go v1.2.1
+// answers every error a resource handler returns with -32603
+// (server/handler_errors.go), so the only way to the not-found code is the
+// "no handler matches" path: the hook rewrites the URI of a request for an
+// unknown API into one that no template matches, carrying the reason, which
+// the error message then shows. While the index is still loading, requests
+// pass unchanged and the handler answers.
+func (s *Server) beforeReadResource(ctx context.Context, _ any, req *mcp.ReadResourceRequest) {
+	if !strings.HasPrefix(req.Params.URI, HandlePrefix) {
+		return
+	}
+	st, cat, err := s.store(ctx)
+	if err != nil {
+		return
+	}
+	if b, _, msg := resolveAPIURI(st, cat, req.Params.URI); b == nil {
+		req.Params.URI = notFoundScheme + " " + msg + " (" + req.Params.URI + ")"
+	}
 }

@@ -38,7 +38,7 @@ Default components: S and E. Output fits a token budget (max_tokens, default 400
 		mcp.WithString("version", mcp.Description(`Library version you target: exact ("2.2.4", "2.0.0rc1"), prefix ("2.2"), X-range ("2.x") or PEP 440 specifier ("~=2.1", ">=1.26,<2"). Omit for the latest release indexed. If nothing matches, the latest is served and labelled FALLBACK.`)),
 		mcp.WithArray("components", mcp.Description(`Which parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"].`),
 			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
-		mcp.WithInteger("k", mcp.Description(fmt.Sprintf("Number of APIs to return, 1–%d; default %d.", MaxK, DefaultK))),
+		mcp.WithInteger("k", mcp.Description(fmt.Sprintf("Number of APIs to return, 1–%d; default %d (also used for 0 or less; larger values are clamped to %d).", MaxK, DefaultK, MaxK))),
 		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget for the whole answer (characters/4). Default %d; values outside %d–%d are clamped, never rejected.", DefaultMaxTokens, MinMaxTokens, MaxMaxTokens))),
 		annotate("Search novel Python APIs", true, false, true, false),
 	)
@@ -105,6 +105,9 @@ func parseSearch(raw map[string]any) (searchReq, error) {
 	if r.version, err = a.str("version", 200); err != nil {
 		return r, err
 	}
+	if err := checkVersion("search_apis", r.version); err != nil {
+		return r, err
+	}
 	list, err := a.strs("components", 16)
 	if err != nil {
 		return r, err
@@ -115,10 +118,15 @@ func parseSearch(raw map[string]any) (searchReq, error) {
 	if r.k, err = a.integer("k", DefaultK); err != nil {
 		return r, err
 	}
-	if r.k < 1 || r.k > MaxK {
-		c := min(max(r.k, 1), MaxK)
-		r.notes = append(r.notes, fmt.Sprintf("k=%d clamped to %d", r.k, c))
-		r.k = c
+	// k ≤ 0 means the default, as `novelapi search -k` and index.Query.K
+	// do; above MaxK it is clamped. Either way the answer says so.
+	switch {
+	case r.k <= 0:
+		r.notes = append(r.notes, fmt.Sprintf("k=%d is not positive; the default k=%d is used", r.k, DefaultK))
+		r.k = DefaultK
+	case r.k > MaxK:
+		r.notes = append(r.notes, fmt.Sprintf("k=%d clamped to %d", r.k, MaxK))
+		r.k = MaxK
 	}
 	if r.maxTokens, err = a.integer("max_tokens", DefaultMaxTokens); err != nil {
 		return r, err

@@ -53,6 +53,13 @@ type Config struct {
 	Harness func(ctx context.Context) (*evalharness.Harness, error)
 	// Eval configures the evaluate tool beyond the harness.
 	Eval EvalConfig
+	// ReadRoots lists directories whose files the evaluate tool may read
+	// when an agent names a path (tasks_path, predictions_path), besides
+	// Eval.RunsDir and the directories of Eval.TasksPath and
+	// Eval.ExpectedPath, which are always allowed. Any other path is
+	// refused with a tool error, so that a client of an HTTP server cannot
+	// read the server's files. nil means only the directories above.
+	ReadRoots []string
 	// CheckConcurrency bounds concurrent check_code sandbox runs; 0 means
 	// DefaultCheckLimit. Further calls wait their turn (or their ctx).
 	CheckConcurrency int
@@ -106,7 +113,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), ready: make(chan struct{}),
 		checkSem: make(chan struct{}, cfg.CheckConcurrency)}
+	hooks := &server.Hooks{}
+	hooks.AddBeforeGetPrompt(s.beforeGetPrompt)
+	hooks.AddBeforeReadResource(s.beforeReadResource)
 	s.mcp = server.NewMCPServer(DefaultName, cfg.Version,
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithPromptCapabilities(false),
@@ -169,6 +180,10 @@ func (s *Server) Ready(ctx context.Context) error {
 	}
 }
 
+// BuildIndexHint is the command that builds the index a server needs, for
+// messages about a missing index.
+const BuildIndexHint = "`novelapi index build --bundles FILE --index DIR` (or `novelapi up`, which builds the bundles and the index under $NOVELAPI_HOME)"
+
 // errNotReady is answered to the agent (as a tool error) while loading.
 var errNotReady = errors.New("mcpserver: index still loading")
 
@@ -207,7 +222,7 @@ func (s *Server) storeResult(ctx context.Context) (Store, *catalog, *mcp.CallToo
 			time.Since(s.start).Seconds()))
 	default:
 		return nil, nil, mcp.NewToolResultError("The novelapi index could not be opened: " + err.Error() +
-			". Ask the user to check the --index directory (build it with `novelapi index`).")
+			". Ask the user to build it with " + BuildIndexHint + " and to start the server with --index DIR.")
 	}
 }
 

@@ -159,10 +159,10 @@ func hasPrefix(v pyVersion, prefix []int) bool {
 // A versionChoice is the outcome of resolving a requested version against
 // the versions a library has bundles for.
 type versionChoice struct {
-	Requested string // as the agent wrote it; "" when none
-	Served    string // the version whose bundles are served; "" when the library has unversioned bundles only
-	Match     string // MatchExact, MatchRange, MatchLatest or MatchFallback
-	Available []string
+	Requested string   `json:"requested"` // as the agent wrote it; "" when none
+	Served    string   `json:"served"`    // the version whose bundles are served; "" when the library has unversioned bundles only
+	Match     string   `json:"match"`     // MatchExact, MatchRange, MatchLatest or MatchFallback
+	Available []string `json:"available"`
 }
 
 // Note is the human sentence describing the choice, e.g. "range match
@@ -189,6 +189,29 @@ func orUnknown(s string) string {
 		return "unversioned"
 	}
 	return s
+}
+
+// VersionExamples shows valid version arguments, for error messages.
+const VersionExamples = `"2.2.4" (exact), "2.2" (prefix), "2.x", "~=2.1", ">=1.26,<2", or "latest"`
+
+// checkVersion returns an argument error unless v is empty, "latest" (or
+// "*", "any"), a PEP 440 version or a specifier resolveVersion understands.
+// Anything else ("garbage!!") would otherwise be served as a silent
+// fallback.
+func checkVersion(tool, v string) error {
+	req := strings.ToLower(strings.TrimSpace(v))
+	switch req {
+	case "", "latest", "*", "any":
+		return nil
+	}
+	if _, ok := parseVersion(strings.TrimLeft(req, "=")); ok {
+		return nil
+	}
+	if _, ok := parseSpecifier(req); ok {
+		return nil
+	}
+	return argErrorf("%s: version %q is not a version or version range; use e.g. %s, or omit it for the latest indexed release",
+		tool, truncate(v, 60), VersionExamples)
 }
 
 // resolveVersion picks the served version among available for the request

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -72,6 +73,7 @@ The index opens in the background: initialize and tools/list answer at once.`,
 	f.StringVar(&cfg.Eval.ExpectedPath, "expected", "", "reference call records (expected_calls.jsonl) for evaluate")
 	f.StringVar(&cfg.Eval.RunsDir, "runs", "", "directory for evaluate's runs (default $NOVELAPI_HOME/runs/mcp)")
 	f.IntVar(&cfg.Eval.Workers, "workers", 0, "tasks evaluated at once by evaluate (default: CPUs)")
+	f.StringArrayVar(&cfg.ReadRoots, "allow-path", nil, "directory whose files evaluate may read when an agent names tasks_path or predictions_path, besides $NOVELAPI_HOME, the runs directory and the --tasks directory (repeatable)")
 	f.DurationVar(&cfg.ReadyWait, "ready-wait", mcpserver.DefaultReadyWait, "how long a tool call waits for the index to load before answering \"not ready\"")
 	return cmd
 }
@@ -80,6 +82,15 @@ The index opens in the background: initialize and tools/list answer at once.`,
 func serve(ctx context.Context, g *globals, cfg mcpserver.Config, httpAddr string) error {
 	if cfg.ReadyWait == 0 {
 		cfg.ReadyWait = -time.Nanosecond // flag given as 0: do not wait
+	}
+	// Agents may name files for evaluate only under the data dir, the runs
+	// dir, the task pool's dir and --allow-path (mcpserver.Config.ReadRoots).
+	cfg.ReadRoots = append(cfg.ReadRoots, g.home)
+	if cfg.Open == nil && cfg.IndexDir != "" {
+		if _, err := os.Stat(cfg.IndexDir); err != nil {
+			g.log.Warn("no index: tools will answer that it is missing until the server is restarted over a built index",
+				"dir", cfg.IndexDir, "build with", "novelapi index build --bundles FILE --index "+cfg.IndexDir, "or", "novelapi up")
+		}
 	}
 	s, err := mcpserver.New(cfg)
 	if err != nil {
