@@ -45,5 +45,24 @@ package evalharness
 //   - The spy also notes, for exceptions leaving a target call, the frames
 //     below it, whether the signature bound the arguments and the exception's
 //     causes: the inputs of the "novelapi:*" taxonomy rules.
+//   - The spy's counts and call records that decide target_called, spy
+//     calls and the call-record check are held by the runner (a one-shot
+//     hook the monitor takes at setup), and the monitor's functions run with
+//     a copy of the builtins taken at setup. A completion that writes or
+//     rebinds _target_api_call_count is HARNESS_TAMPER; one that patches
+//     builtins or forges _target_api_calls fails the check as any wrong
+//     call would. The visible names keep working for published check blocks.
+//   - HARNESS_TAMPER has its own rule ("novelapi:harness-tamper", before all
+//     others): WrongAPISelection when the spy saw no target call during the
+//     completion, else WrongLogic. The protocol has no tamper label.
+//   - Empty and unparseable responses keep the protocol's label: both
+//     extract to "" (§3 step 9), so the monitor assertion fails and §5.2 (a)
+//     gives WrongAPISelection (§9.6, §9.8: "an empty or prose answer is
+//     WrongAPISelection, not WrongSyntax"). Code that ast.parse accepts but
+//     compile rejects is WrongSyntax (§9.1). Kept for parity of labels.
+//   - Run with ScoreMissing (the CLI) scores tasks of the pool without a
+//     prediction as failures (status NO_PREDICTION, label WrongAPISelection,
+//     rule "novelapi:no-prediction": an absent answer is an empty one),
+//     where the published evaluator summarises predicted tasks only.
 //   - Fingerprint hashes (h, r, keys, cols, dtypes, idx) follow §4.5's
 //     description; reference records built elsewhere may differ in them.

@@ -109,6 +109,19 @@ func runStatus(out runOutcome) string {
 	return StatusRuntimeError
 }
 
+// tamperReason says why a HARNESS_TAMPER run cannot be trusted.
+func tamperReason(out runOutcome) string {
+	switch r := out.Recs; {
+	case r.Tamper != "" && out.Res.ExitCode == 0 && !r.Done:
+		return "the process exited 0 before the runner finished (" + r.Tamper + "; sys.exit or os._exit in the completion?)"
+	case r.Tamper != "":
+		return r.Tamper
+	case out.Res.ExitCode == 0:
+		return "exit status 0 without the runner's ok record"
+	}
+	return fmt.Sprintf("exit status %d with the runner's ok record", out.Res.ExitCode)
+}
+
 // verdict turns a run into a Verdict; classify false leaves the label to
 // the caller.
 func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, classify bool) Verdict {
@@ -141,6 +154,9 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 	}
 	stderr := truncateRunes(string(res.Stderr), StderrKeep)
 	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs}
+	if v.Status == StatusHarnessTamper {
+		f.Tamper = tamperReason(out)
+	}
 	if res.TimedOut {
 		f.ExcType, f.Stderr = "Timeout", ""
 	} else {
@@ -165,6 +181,9 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 // classify applies §5.2 in order: protocol rules (skipped on timeouts),
 // novelapi rules, the judge, the fallback.
 func (h *Harness) classify(ctx context.Context, f *failureFacts) classification {
+	if f.Tamper != "" {
+		return tamperClass(f)
+	}
 	if !f.TimedOut {
 		if c, ok := protocolRules(f); ok {
 			return c
@@ -225,14 +244,26 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string) 
 		Stderr:       lastRunes(string(out.Res.Stderr), 2000),
 	}
 	if s := out.Recs.Spy; s != nil {
-		cr.SpyInstalled = s.Installed
+		cr.SpyInstalled, cr.SpyReported = s.Installed, true
 	}
 	if e := out.Recs.Exception; e != nil {
 		cr.ExceptionType, cr.Message = e.Exc, truncateRunes(e.Msg, 500)
 	} else if v.Status == StatusTimeout {
 		cr.ExceptionType = "Timeout"
+		cr.Message = fmt.Sprintf("no result within the %s wall limit (runaway loop, or slow code)", task.Timeout())
+	}
+	switch v.Status {
+	case StatusHarnessTamper:
+		cr.Reason = "harness tamper: " + tamperReason(out)
+	case StatusTimeout:
+		cr.Reason = "timed out: " + cr.Message
+	case StatusCompileError:
+		cr.Reason = "the code does not compile or import: " + cr.ExceptionType + ": " + cr.Message
 	}
 	switch {
+	case v.Status == StatusHarnessTamper:
+		c := tamperClass(&failureFacts{Task: task, Recs: &out.Recs, Tamper: tamperReason(out)})
+		cr.Label, cr.Rationale = c.Label, c.Rationale
 	case cr.Ran && cr.TargetCalled:
 		cr.Label, cr.Rationale = LabelPass, "ran and called "+apiName
 	case cr.Ran:

@@ -105,6 +105,8 @@ type CheckResult struct {
 	TargetCalled  bool   `json:"target_called"`  // the spy counted at least one call
 	Calls         int    `json:"calls"`          // number of target calls
 	SpyInstalled  bool   `json:"spy_installed"`  // the monitor could wrap the target
+	SpyReported   bool   `json:"spy_reported"`   // the runner reported the spy's state (false: compile error, timeout, tamper)
+	Reason        string `json:"reason"`         // why there is no normal verdict (timeout, tamper, compile error); "" otherwise
 	ExceptionType string `json:"exception_type"` // "" when it ran
 	Message       string `json:"message"`        // exception message, ≤ 500 chars
 	Label         string `json:"label"`          // taxonomy label of the failure, "Pass" when ran and called

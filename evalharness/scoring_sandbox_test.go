@@ -41,6 +41,9 @@ func TestEvaluate_Adversarial(t *testing.T) {
 		{"ReboundCounter", "np_cumulative_sum_easy",
 			"_target_api_call_count = [5]\nrunning = np.cumsum(np.concatenate([np.zeros((2,1)), daily], axis=1), axis=1)",
 			StatusHarnessTamper, false, LabelWrongAPISelection, "rebound _target_api_call_count"},
+		{"ExitBeforeTest", "np_matrix_transpose_easy",
+			"import os\nprint('PASSED')\nos._exit(0)",
+			StatusHarnessTamper, false, LabelWrongAPISelection, ""},
 		{"Honest", "np_matrix_norm_medium",
 			byID["np_matrix_norm_medium"].MaskedRegion, StatusPass, true, LabelPass, ""},
 	}
@@ -55,6 +58,30 @@ func TestEvaluate_Adversarial(t *testing.T) {
 			if v.Status != tt.wantStatus || v.TargetCalled != tt.wantCalled || v.Label != tt.wantLabel || !strings.Contains(v.Error, tt.wantErr) {
 				t.Errorf("Evaluate = status %s, called %v (%d calls), label %s (%s: %s), error %q; want %s, %v, %s, error with %q",
 					v.Status, v.TargetCalled, v.SpyCalls, v.Label, v.Rule, v.Rationale, v.Error, tt.wantStatus, tt.wantCalled, tt.wantLabel, tt.wantErr)
+			}
+			if tt.wantStatus == StatusHarnessTamper && (v.Rule != "novelapi:harness-tamper" || !strings.Contains(v.Rationale, "harness tamper")) {
+				t.Errorf("tamper rule %q rationale %q; want novelapi:harness-tamper", v.Rule, v.Rationale)
+			}
+		})
+	}
+}
+
+// TestCheckCode_Reasons checks check_code's account of runs without a
+// normal verdict: each says why, none blames the spy.
+func TestCheckCode_Reasons(t *testing.T) {
+	h := newTestHarness(t)
+	tests := []struct{ name, code, status, reason string }{
+		{"Tamper", "import os\nos._exit(0)", StatusHarnessTamper, "harness tamper"},
+		{"Syntax", "x = (", StatusCompileError, "does not compile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cr, err := h.CheckCode(context.Background(), tt.code, "numpy.unstack", "numpy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cr.Status != tt.status || cr.SpyReported || !strings.Contains(cr.Reason, tt.reason) {
+				t.Errorf("CheckCode = status %s, spy reported %v, reason %q, label %s; want %s, false, reason with %q", cr.Status, cr.SpyReported, cr.Reason, cr.Label, tt.status, tt.reason)
 			}
 		})
 	}

@@ -73,6 +73,23 @@ type failureFacts struct {
 	ExcType  string // exceptionType(Stderr), or "Timeout"
 	TimedOut bool
 	Recs     *runRecords // nil when the run left none
+	// Tamper is why the run is HARNESS_TAMPER ("" otherwise).
+	Tamper string
+}
+
+// tamperClass is novelapi's rule for HARNESS_TAMPER (sandbox-spec §4.1
+// item 7), applied before every other rule: the completion ended the
+// evaluation early (sys.exit/os._exit before the test) or wrote the
+// monitor's state, so no test verdict exists. The protocol has no tamper
+// label; it is WrongAPISelection when the spy saw no target call during
+// the completion (§5.1 "never called the target"), else WrongLogic (the
+// target was called and the surrounding program is wrong).
+func tamperClass(f *failureFacts) classification {
+	called := f.Recs != nil && f.Recs.Spy != nil && f.Recs.Spy.Count > 0
+	if called {
+		return classification{Label: LabelWrongLogic, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the target was called but the test verdict was prevented")}
+	}
+	return classification{Label: LabelWrongAPISelection, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the completion never called the target API " + f.Task.APIName)}
 }
 
 // classification is a label with its rule and rationale.

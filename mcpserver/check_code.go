@@ -115,8 +115,14 @@ func checkText(o checkOut) string {
 	fmt.Fprintf(&sb, "check_code for %s (library %s%s)\n", o.APIName, o.Library, ver)
 	fmt.Fprintf(&sb, "ran without exception: %v\n", o.Ran)
 	fmt.Fprintf(&sb, "target %s called: %v (%d call(s))", o.APIName, o.TargetCalled, o.Calls)
-	if !o.SpyInstalled {
+	switch {
+	case o.SpyInstalled:
+	case o.SpyReported:
 		sb.WriteString(" — the spy could not be installed: the target may not exist in this version")
+	case o.Reason != "":
+		sb.WriteString(" — unknown: " + o.Reason)
+	default:
+		sb.WriteString(" — unknown: the run reported no spy state")
 	}
 	sb.WriteString("\n")
 	if o.ExceptionType != "" {
