@@ -58,6 +58,8 @@ type BuildSummary struct {
 	ByLibrary    map[string]int `json:"by_library"`
 	// Skipped counts examples dropped, by reason class.
 	Skipped map[string]int `json:"skipped"`
+	// Reused reports that existing tasks were loaded instead of built.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // built is one record of taskgen.py's /out/tasks.json.

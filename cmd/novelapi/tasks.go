@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ type tasksBuildConfig struct {
 	bundles, env, out, backend string
 	maxExamples, workers       int
 	noMedium, noC1, skipBad    bool
-	json                       bool
+	json, rebuild              bool
 	generator                  string        // offline or llm
 	ep                         endpointFlags // --generator llm
 }
@@ -59,6 +60,7 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 	f.IntVar(&cfg.workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
 	f.BoolVar(&cfg.noMedium, "no-medium", false, "build only easy tasks")
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
+	f.BoolVar(&cfg.rebuild, "rebuild", false, "build the tasks again even if --out is newer than --bundles")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
 	f.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
 	f.StringVar(&cfg.generator, "generator", "offline", "task generator: offline (from executed examples) or llm (the protocol's LLM generation; needs --endpoint and --model)")
@@ -86,17 +88,30 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		return err
 	}
 	progress := progressWriter(g)
-	tasks, bsum, err := buildPool(ctx, g, cfg, bs, env, runner, progress)
-	if err != nil {
-		return err
-	}
-	if dir := filepath.Dir(cfg.out); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	var (
+		tasks []*evalharness.Task
+		bsum  construct.BuildSummary
+	)
+	if reusable(cfg.out, cfg.bundles) && !cfg.rebuild {
+		// A rerun resumes: the tasks stay, call records and C1 verdicts
+		// already written are reused below.
+		if tasks, err = evalharness.LoadTasks(cfg.out, evalharness.LoadOptions{}); err != nil {
 			return err
 		}
-	}
-	if err := evalharness.WriteTasks(cfg.out, tasks); err != nil {
-		return err
+		g.log.Info("reusing tasks (newer than the bundles; --rebuild builds them again)", "tasks", len(tasks), "file", cfg.out)
+		bsum = construct.BuildSummary{APIs: len(bs), Tasks: len(tasks), Reused: true}
+	} else {
+		if tasks, bsum, err = buildPool(ctx, g, cfg, bs, env, runner, progress); err != nil {
+			return err
+		}
+		if dir := filepath.Dir(cfg.out); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := evalharness.WriteTasks(cfg.out, tasks); err != nil {
+			return err
+		}
 	}
 	out := struct {
 		Tasks string                 `json:"tasks"`
@@ -119,8 +134,12 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	if cfg.json {
 		return writeJSON(g.stdout, out)
 	}
-	fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks %v\n",
-		bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, bsum.ByDifficulty)
+	if bsum.Reused {
+		fmt.Fprintf(g.stdout, "reused %d tasks from %s\n", bsum.Tasks, cfg.out)
+	} else {
+		fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks (%s)\n",
+			bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, countList(bsum.ByDifficulty))
+	}
 	var reasons []string
 	for r := range bsum.Skipped {
 		reasons = append(reasons, r)
@@ -130,9 +149,33 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		fmt.Fprintf(g.stdout, "  skipped %4d  %s\n", bsum.Skipped[r], r)
 	}
 	if out.C1 != nil {
-		fmt.Fprintf(g.stdout, "C1: %d of %d tasks pass %v; call records %v -> %s\n",
-			out.C1.Passed, out.C1.Tasks, out.C1.ByLibrary, out.C1.CallStatus, out.C1.Instance)
+		fmt.Fprintf(g.stdout, "C1: %d of %d tasks pass (%s); call records: %s -> %s\n",
+			out.C1.Passed, out.C1.Tasks, countList(out.C1.ByLibrary), countList(out.C1.CallStatus), out.C1.Instance)
 	}
 	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
 	return nil
+}
+
+// reusable reports whether out exists and is at least as new as in.
+func reusable(out, in string) bool {
+	o, err := os.Stat(out)
+	if err != nil {
+		return false
+	}
+	i, err := os.Stat(in)
+	return err == nil && !o.ModTime().Before(i.ModTime())
+}
+
+// countList formats counts as "a 3, b 5", keys sorted.
+func countList(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
