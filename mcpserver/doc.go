@@ -10,6 +10,11 @@
 //     what was left out (mcp-anchors §3 items 1, 4, 5, 6).
 //   - get_api: one API by name, alias (another import path of the same
 //     object) or handle, with near-miss suggestions for unknown names.
+//
+// search_apis and get_api add a "Signature:" line to S with the call
+// signature and its / and * markers, read from the def header in the
+// implementation source when it agrees with S_param (bundles carry no
+// parameter kinds); render_condition stays exactly bundles.Render.
 //   - list_libraries: libraries, versions and counts of new and
 //     signature-changed APIs.
 //   - render_condition: the exact text of one of the 12 knowledge
@@ -42,7 +47,23 @@
 // mcp-anchors §4 T25); an unknown argument is a tool error naming the
 // valid ones. Wrong types, unknown components and oversized inputs are
 // tool errors (IsError results), never protocol errors or crashes;
-// handler panics are recovered (server.WithRecovery).
+// handler panics are recovered (server.WithRecovery). A version that is
+// neither a PEP 440 version nor a specifier is a tool error with examples;
+// k ≤ 0 means the default k, as on the command line, and the answer says so.
+//
+// prompts/get without its required task argument is an invalid-params
+// error (-32602) and resources/read of an unknown API a resource-not-found
+// error (-32002, or -32602 under protocol 2026-07-28); mcp-go v1.2.1 maps
+// every handler error to -32603, so request hooks route these cases to
+// mcp-go's own not-found paths (prompts.go, resources.go).
+//
+// # Files
+//
+// evaluate reads the files an agent names (tasks_path, predictions_path)
+// only under Config.ReadRoots, the runs directory and the directories of
+// the configured task pool and call records, after resolving symbolic
+// links; other paths are refused without touching them, and read errors
+// never quote the file.
 //
 // # Loading
 //

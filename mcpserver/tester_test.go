@@ -256,3 +256,17 @@ func TestSignatureLine_KindMarkers(t *testing.T) {
 		t.Errorf("render_condition changed the protocol's S:\n%s", text(res))
 	}
 }
+
+// A missing index names the exact command that builds one.
+func TestMissingIndex_GivesBuildCommand(t *testing.T) {
+	s, err := mcpserver.New(mcpserver.Config{IndexDir: filepath.Join(t.TempDir(), "no-index"), Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Ready(context.Background()); err == nil {
+		t.Fatal("a missing index loaded")
+	}
+	res := call(t, inProcess(t, s), "search_apis", map[string]any{"query": "numpy.unstack"})
+	wantError(t, res, "novelapi index build --bundles FILE --index DIR", "novelapi up")
+}
