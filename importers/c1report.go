@@ -34,21 +34,25 @@ type RunFailure struct {
 }
 
 // RunC1 reads the pool in poolDir and the results of `novelapi eval run`
-// of its reference predictions in runDir (evalharness.ResultsFile), and
-// returns the figures per group (sorted; the total last) and every failing
-// reference, in pool order. Tasks without a result count as not evaluated.
-func RunC1(poolDir, runDir string) ([]RunGroup, []RunFailure, error) {
+// of its reference predictions in runDirs (evalharness.ResultsFile; a task's
+// result in a later directory replaces an earlier one, so a re-run of part
+// of the pool after a harness fix goes last), and returns the figures per
+// group (sorted; the total last) and every failing reference, in pool
+// order. Tasks without a result count as not evaluated.
+func RunC1(poolDir string, runDirs ...string) ([]RunGroup, []RunFailure, error) {
 	tasks, err := LoadPool(poolDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	results, _, err := evalharness.ReadResults(filepath.Join(runDir, evalharness.ResultsFile))
-	if err != nil {
-		return nil, nil, err
-	}
 	byID := map[string]evalharness.TaskResult{}
-	for _, r := range results {
-		byID[r.TaskID] = r
+	for _, dir := range runDirs {
+		results, _, err := evalharness.ReadResults(filepath.Join(dir, evalharness.ResultsFile))
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range results {
+			byID[r.TaskID] = r
+		}
 	}
 	groups := map[string]*RunGroup{}
 	get := func(g string) *RunGroup {
@@ -72,7 +76,7 @@ func RunC1(poolDir, runDir string) ([]RunGroup, []RunFailure, error) {
 				g.Passed++
 				continue
 			}
-			fails = append(fails, RunFailure{TaskID: t.TaskID, Group: t.Group, Status: r.Status, Label: r.Label, Reason: failReason(r.Error)})
+			fails = append(fails, RunFailure{TaskID: t.TaskID, Group: t.Group, Status: r.Status, Label: r.Label, Reason: failReason(r)})
 		}
 	}
 	skipped, _, _ := bundles.ReadJSONL[Skipped](filepath.Join(poolDir, SkippedFile), bundles.ReadOptions{SkipBad: true})
@@ -98,9 +102,23 @@ var (
 	testLine = regexp.MustCompile(`line \d+, in (test_\w+)`)
 )
 
-// failReason returns the last exception line of stderr's tail, with the
-// innermost unit test named in the traceback.
-func failReason(stderr string) string {
+// failReason returns the last exception line of the result's stderr tail,
+// with the innermost unit test named in the traceback; for runs ended by a
+// limit, the limit and the wall time.
+func failReason(r evalharness.TaskResult) string {
+	stderr := r.Error
+	if strings.TrimSpace(stderr) == "" {
+		retried := ""
+		if r.Retried {
+			retried = ", after a retry"
+		}
+		switch r.Status {
+		case evalharness.StatusTimeout:
+			return fmt.Sprintf("timed out at the task's wall limit (%.0f s%s)", float64(r.WallMS)/1000, retried)
+		case evalharness.StatusMemoryLimit:
+			return fmt.Sprintf("killed at the memory limit after %.1f s", float64(r.WallMS)/1000)
+		}
+	}
 	reason := ""
 	if m := excLine.FindAllStringSubmatch(stderr, -1); m != nil {
 		reason = strings.TrimSpace(m[len(m)-1][1])

@@ -79,10 +79,17 @@ type ArenaConfig struct {
 	// is not installable). Their bundles are still written.
 	SkipPackages []string
 	SkipReason   string
-	// TimeoutS is the per-task wall limit in seconds; 0 means 60 for torch
-	// examples (slow import) and 30 otherwise.
+	// TimeoutS is the per-task wall limit in seconds; 0 means
+	// ArenaSecondsPerTest for each unit test (all of them run in one
+	// script), at least 60 for torch examples (slow import) and 30
+	// otherwise.
 	TimeoutS float64
 }
+
+// ArenaSecondsPerTest is the wall budget per unit test of an imported
+// task: the original test bed's limit for the program that runs one unit
+// test (CodeUpdateArena src/utils/code.py concat_and_exec, 15 s).
+const ArenaSecondsPerTest = 15
 
 var defName = regexp.MustCompile(`(?m)^def\s+([A-Za-z_]\w*)\s*\(`)
 
@@ -286,6 +293,7 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 		if u.Package == "torch" {
 			timeout = 60
 		}
+		timeout = max(timeout, float64(ArenaSecondsPerTest*len(ex.UnitTests)))
 	}
 	ctx := plainImports(ex.Imports)
 	if ctx == "" {
