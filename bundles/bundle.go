@@ -125,6 +125,10 @@ type Provenance struct {
 	SourceFile  string `json:"source_file,omitempty"` // prefix-normalised, "<site-packages>/numpy/..."
 	SourceLine  int    `json:"source_line,omitempty"` // 1-based; 0 when unknown
 	Kind        string `json:"kind,omitempty"`        // function, class, method
+	// Signature is the live call signature, str(inspect.signature(obj)),
+	// with positional-only "/" and keyword-only "*" markers, e.g.
+	// "(x, /, *, axis=0)"; "" when unknown. Serving shows it next to S.
+	Signature string `json:"signature,omitempty"`
 	// Aliases lists every other import path of the same object.
 	Aliases []string `json:"aliases,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",

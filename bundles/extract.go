@@ -480,6 +480,9 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	if c.OldVersion != nil {
 		p.OldVersion = *c.OldVersion
 	}
+	if r.Signature != nil {
+		p.Signature = *r.Signature
+	}
 	if raw, ok := c.Extra.Other["source_line"]; ok {
 		json.Unmarshal(raw, &p.SourceLine)
 	}

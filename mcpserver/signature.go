@@ -14,14 +14,17 @@ import (
 // gets a TypeError; search_apis and get_api add this line to S (the
 // protocol's rendering, bundles.Render, is unchanged).
 //
-// Bundles carry neither the live signature nor parameter kinds (Bundle,
-// Parameter and Provenance have no such field), so the signature is read
-// from the def header in the C component (the implementation source): the
+// Bundles extracted by novelapi record the live signature in
+// Provenance.Signature, which is used as it is. Other bundles (the published
+// format has no such field) get the signature read from the def header in the C component (the implementation source): the
 // header of the function, or of __init__ for a class, without self/cls. It
 // is used only when it has every S_param name, in S_param's order, so a
 // helper's header is never shown. C-implemented
 // APIs (ufuncs, builtins) have no source and get no line.
 func callSignature(b *bundles.Bundle) string {
+	if b.Provenance != nil && strings.HasPrefix(b.Provenance.Signature, "(") {
+		return b.APIName + b.Provenance.Signature // the live signature, recorded at extraction
+	}
 	if b.Implementation == "" {
 		return ""
 	}
