@@ -33,6 +33,7 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 	tasks := []*Task{
 		importedTask("good"),
 		importedTask("cheat"),
+		importedTask("forge"),
 		importedTask("multi", "math.dist"),
 		// A rename that deletes itertools.product, which tokenize needs at
 		// import: the monitor (inspect) and traceback printing still work.
@@ -62,11 +63,13 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		{TaskID: "good", Samples: fence(good)},
 		{TaskID: "cheat", Samples: fence("def scaled(x, y, s):\n    return (x * x + y * y) ** 0.5 * s")},
 		{TaskID: "multi", Samples: fence(good)},
+		// Writes the public counters instead of calling the target.
+		{TaskID: "forge", Samples: fence("def scaled(x, y, s):\n    _target_api_call_count[0] += 1\n    _target_api_counts['math.hypot'] += 1\n    return (x * x + y * y) ** 0.5 * s")},
 		{TaskID: "he", Samples: fence("def square(x):\n    return x * x")},
 		{TaskID: "rename", Samples: fence("def pairs(xs):\n    return list(itertools.cartesian(xs, repeat=2))")},
 	}
 	expected := map[string]*ExpectedCalls{}
-	for _, id := range []string{"good", "cheat", "multi", "rename"} {
+	for _, id := range []string{"good", "cheat", "forge", "multi", "rename"} {
 		expected[id] = &ExpectedCalls{TaskID: id, Status: CallsOK}
 	}
 	dir := t.TempDir()
@@ -93,6 +96,7 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		// The test's own math.hypot call is not the solution's: one call.
 		{"good", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot"}, false},
 		{"cheat", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
+		{"forge", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
 		{"multi", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot", "math.dist"}, false},
 		{"he", true, false, StatusPass, 0, nil, nil, true},
 		{"rename", true, true, StatusPass, 1, []string{"itertools.cartesian"}, []string{"itertools.cartesian"}, false},
@@ -115,8 +119,8 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 	if sum.SpyOffTasks != 1 || sum.MultiAPITasks != 1 || sum.RequiredAPIRecall == nil || *sum.RequiredAPIRecall != 0.5 {
 		t.Errorf("summary spy_off %d multi %d recall %v; want 1, 1, 0.5", sum.SpyOffTasks, sum.MultiAPITasks, sum.RequiredAPIRecall)
 	}
-	if r := sum.TargetInvocationRate; r == nil || *r != 3.0/4 {
-		t.Errorf("invocation rate %v, want 3/4 (spy-off task excluded)", r)
+	if r := sum.TargetInvocationRate; r == nil || *r != 3.0/5 {
+		t.Errorf("invocation rate %v, want 3/5 (spy-off task excluded)", r)
 	}
 	if _, ok := sum.Group["math"]; !ok {
 		t.Errorf("summary has no by_group math: %v", sum.Group)

@@ -244,38 +244,38 @@ def judge_fields(code, reference, leaf):
     return out
 
 
-def wrap_entry(g, entry):
+def wrap_entry(g, entry, priv, callable=callable, dict=dict, str=str, getattr=getattr, setattr=setattr):
     # Wrap g[entry] so that the target calls made while it runs (outermost
-    # call only) are counted, in total and per target name. The wrapper
-    # lives in the runner's module, so names the script rebinds (an update
-    # that shadows a builtin) cannot break it. Returns the state, or None
-    # when the completion defined no such callable.
+    # call only) are counted, in total and per target name, from the spy
+    # hook's private counts (make_spy_hook; the phase never changes inside
+    # one call), so a completion that writes _target_api_call_count cannot
+    # fake them. The wrapper lives in the runner's module with its builtins
+    # bound here, so names the script rebinds (an update that shadows a
+    # builtin, a patched builtins module) cannot break it. Returns the
+    # state, or None when the completion defined no such callable.
     f = g.get(entry)
     if not callable(f):
         return None
     state = {"count": 0, "apis": {}, "depth": 0}
 
+    def snapshot():
+        return dict(priv["counts"].get(priv["phase"], {}))
+
     def counted(*a, **kw):
-        cnt = g.get("_target_api_call_count")
-        per = g.get("_target_api_counts")
         outer = state["depth"] == 0
         if outer:
-            before = cnt[0] if isinstance(cnt, list) and cnt else 0
-            before_per = dict(per) if isinstance(per, dict) else {}
+            before = snapshot()
         state["depth"] += 1
         try:
             return f(*a, **kw)
         finally:
             state["depth"] -= 1
             if outer:
-                after = cnt[0] if isinstance(cnt, list) and cnt else 0
-                if isinstance(after, int) and isinstance(before, int) and after > before:
-                    state["count"] += after - before
-                if isinstance(per, dict):
-                    for k, v in list(per.items()):
-                        d = v - before_per.get(k, 0) if isinstance(v, int) else 0
-                        if d > 0:
-                            state["apis"][str(k)] = state["apis"].get(str(k), 0) + d
+                for k, v in snapshot().items():
+                    d = v - before.get(k, 0)
+                    if d > 0:
+                        state["count"] += d
+                        state["apis"][str(k)] = state["apis"].get(str(k), 0) + d
 
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         try:
@@ -445,7 +445,7 @@ def main():
                 finish("tamper", 1)
         emit({"type": "phase", "name": name})
         if entry and name == "solution":
-            entry_state[0] = wrap_entry(g, entry)
+            entry_state[0] = wrap_entry(g, entry, priv)
     if not any(n == "test" for n, _ in units):
         emit(spy_state("solution"))
     if verify and "solution" in priv["counts_at"]:
