@@ -8,7 +8,10 @@
 // component. Two legs rank units: bleve with BM25 over an identifier-aware
 // analyzer (names boosted over prose), and chromem-go vectors (one
 // collection per component) from a pluggable [Embedder] whose ID and
-// dimension are pinned in the index manifest. [Index.Search] fuses the legs
+// dimension are pinned in the index manifest. Unless a query names
+// components, the lexical leg searches S, E and M (implementations live in
+// a second bleve index, scored with the same BM25 statistics) and the
+// vector leg S and M. [Index.Search] runs the legs concurrently and fuses them
 // with weighted reciprocal rank fusion per API, and an API named exactly in
 // the query ranks first. The published baseline (novelapibench-protocol §6:
 // 512-word windows of a rendered condition, dense top-5) is the Paper
