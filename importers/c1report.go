@@ -51,6 +51,9 @@ func RunC1(poolDir string, runDirs ...string) ([]RunGroup, []RunFailure, error) 
 			return nil, nil, err
 		}
 		for _, r := range results {
+			if r.Status == evalharness.StatusNoPrediction {
+				continue // a partial re-run: the task's result is elsewhere
+			}
 			byID[r.TaskID] = r
 		}
 	}
