@@ -545,7 +545,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	var exact []string
 	if q.Retriever != Vector {
-		for _, key := range ix.names.lookup(q.Text) {
+		for _, key := range ix.names.lookup(questionLine(q.Text)) {
 			if b := ix.byKey[key]; b != nil && f.allows(b) && ix.hasComponent(key, f.Components) {
 				exact = append(exact, key)
 			}
@@ -571,6 +571,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		})
 	}
 	return hits, nil
+}
+
+// questionLine returns the first line of a query: the question. Further
+// lines are context (the protocol's task queries append the context code,
+// §6), whose identifiers name APIs the code uses, not the one asked for,
+// so they do not trigger the exact-name rule; both legs still see them.
+func questionLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return line
 }
 
 // hasComponent reports whether the API at key has one of comps (any when
