@@ -42,6 +42,10 @@ type Config struct {
 	Workers int
 	// SkipTasks skips Stages 3–4 (tasks, call records, C1).
 	SkipTasks bool
+	// SkipC1 builds the tasks but skips their call records and the C1
+	// filter, the longest stage (several sandbox runs per task); run it
+	// later with `novelapi tasks build` on the same files.
+	SkipC1 bool
 	// Progress receives progress bars (stderr in the CLI); nil means none.
 	Progress io.Writer
 	// Log receives stage messages; nil means slog.Default().
@@ -219,6 +223,13 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		if err != nil {
 			return sum, fmt.Errorf("stage tasks: %w", err)
 		}
+		for _, t := range tasks {
+			if ls, ok := sum.Libraries[t.Library]; ok {
+				ls.Tasks++
+			}
+		}
+	}
+	if !cfg.SkipTasks && !cfg.SkipC1 {
 		h, err := evalharness.New(evalharness.Config{Runner: cfg.Runner, Store: store, Log: log})
 		if err != nil {
 			return sum, err
@@ -227,11 +238,6 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{Harness: h, Dir: filepath.Dir(p.Tasks), Workers: cfg.Workers, Progress: cfg.Progress, Log: log})
 		if err != nil {
 			return sum, fmt.Errorf("stage C1: %w", err)
-		}
-		for _, t := range tasks {
-			if ls, ok := sum.Libraries[t.Library]; ok {
-				ls.Tasks++
-			}
 		}
 		for lib, n := range c1.ByLibrary {
 			if ls, ok := sum.Libraries[lib]; ok {
