@@ -62,6 +62,7 @@ type reportData struct {
 	Difficulty []groupRow
 	Novelty    []groupRow
 	Labels     []string // label columns present, in stacking order
+	Statuses   []statusRow
 	PassChart  htmltemplate.HTML
 	LabelChart htmltemplate.HTML
 }
@@ -111,6 +112,7 @@ func Report(dir string) error {
 	d.Difficulty = rows(s.Difficulty, false)
 	d.Novelty = rows(s.Novelty, false)
 	d.Labels = presentLabels(s.Labels)
+	d.Statuses = statusRows(s.Metrics)
 	d.PassChart = htmltemplate.HTML(barChart(d.Conditions))
 	d.LabelChart = htmltemplate.HTML(stackChart(d.Conditions, d.Labels))
 	md, html, err := renderReport("report", d)
@@ -137,6 +139,55 @@ func rows(groups map[string]Metrics, conditions bool) []groupRow {
 			name = "(unknown)"
 		}
 		out = append(out, groupRow{Name: name, M: groups[k]})
+	}
+	return out
+}
+
+// statusOrder lists the run statuses in the sandbox-spec §4.1 verdict
+// order with PASS first; NO_PREDICTION and INFRA_ERROR come last.
+var statusOrder = []string{StatusPass, StatusWrongAnswer, StatusAPINotCalled, StatusRuntimeError, StatusCompileError,
+	StatusHarnessTamper, StatusTimeout, StatusMemoryLimit, StatusOutputLimit, StatusResourceLimit, StatusCrash,
+	StatusNoPrediction, StatusInfraError}
+
+// A statusRow is one line of a report's status table: how many greedy
+// samples ended with Status, and their share of the scored tasks (N).
+type statusRow struct {
+	Status string
+	Count  int
+	Share  string // of N; "excluded" for INFRA_ERROR, which N leaves out
+}
+
+// statusRows counts m's statuses in statusOrder, then any others by name;
+// INFRA_ERROR comes from m.InfraErrors (excluded from N, sandbox-spec §2).
+func statusRows(m Metrics) []statusRow {
+	counts := maps.Clone(m.Statuses)
+	if counts == nil {
+		counts = map[string]int{}
+	}
+	counts[StatusInfraError] += len(m.InfraErrors)
+	keys := slices.Clone(statusOrder)
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	var out []statusRow
+	for _, k := range keys {
+		c := counts[k]
+		if c == 0 {
+			continue
+		}
+		r := statusRow{Status: k, Count: c, Share: "–"}
+		switch {
+		case k == StatusInfraError:
+			r.Share = "excluded"
+		case m.N > 0:
+			r.Share = pct(float64(c) / float64(m.N))
+		}
+		if k == "" {
+			r.Status = "(none)"
+		}
+		out = append(out, r)
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package evalharness_test
 
 import (
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,6 +128,68 @@ func TestReportSweep(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(out, evalharness.ReportHTML))
 	if err != nil {
 		t.Fatal(err)
+	}
+	checkSelfContained(t, string(html))
+}
+
+// writeResults writes results as results.jsonl into dir.
+func writeResults(t *testing.T, dir string, results []evalharness.TaskResult) {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range results {
+		j, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, evalharness.ResultsFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReport_Statuses(t *testing.T) {
+	dir := t.TempDir()
+	var rs []evalharness.TaskResult
+	add := func(status string, n int) {
+		for range n {
+			rs = append(rs, evalharness.TaskResult{TaskID: fmt.Sprintf("t%d", len(rs)), Library: "numpy", Condition: "S",
+				Status: status, Passed: status == evalharness.StatusPass, Label: "WrongLogic"})
+		}
+	}
+	add(evalharness.StatusPass, 4)
+	add(evalharness.StatusWrongAnswer, 2)
+	add(evalharness.StatusHarnessTamper, 1)
+	add(evalharness.StatusNoPrediction, 2)
+	add(evalharness.StatusTimeout, 1)
+	add(evalharness.StatusInfraError, 3)
+	writeResults(t, dir, rs)
+	if err := evalharness.Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, evalharness.ReportMDFile))
+	html, _ := os.ReadFile(filepath.Join(dir, evalharness.ReportHTML))
+	// n = 10 scored tasks; the 3 infra errors are excluded from n.
+	wantMD := []string{"## Statuses", "| PASS | 4 | 40.0% |", "| WRONG_ANSWER | 2 | 20.0% |", "| HARNESS_TAMPER | 1 | 10.0% |",
+		"| TIMEOUT | 1 | 10.0% |", "| NO_PREDICTION | 2 | 20.0% |", "| INFRA_ERROR | 3 | excluded |"}
+	for _, want := range wantMD {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	// Verdict order: PASS first, INFRA_ERROR last.
+	if i, j := strings.Index(string(md), "| PASS |"), strings.Index(string(md), "| INFRA_ERROR |"); i > j {
+		t.Error("report.md lists INFRA_ERROR before PASS")
+	}
+	for _, want := range []string{"<h2>Statuses</h2>", "<td><code>HARNESS_TAMPER</code></td><td>1</td><td>10.0%</td>",
+		"<td><code>NO_PREDICTION</code></td><td>2</td><td>20.0%</td>", "<td><code>INFRA_ERROR</code></td><td>3</td><td>excluded</td>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 	checkSelfContained(t, string(html))
 }
