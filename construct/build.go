@@ -16,10 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -122,55 +123,39 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 		}
 	}
 	sum.WithExamples = len(work)
-	var bar *progressbar.ProgressBar
-	if cfg.Progress != nil {
-		bar = progressbar.NewOptions(len(work), progressbar.OptionSetWriter(cfg.Progress),
-			progressbar.OptionSetDescription("tasks build"), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
-	}
+	bar := progress.New(cfg.Progress, len(work), "tasks build")
 	var (
 		mu    sync.Mutex
 		tasks []*evalharness.Task
 		first error
 	)
-	jobs := make(chan *bundles.Bundle)
-	var wg sync.WaitGroup
-	for range cfg.Workers {
-		wg.Go(func() {
-			for b := range jobs {
-				recs, err := runBuilder(ctx, cfg, b)
-				mu.Lock()
-				if err != nil && first == nil && ctx.Err() == nil {
-					first = fmt.Errorf("build tasks for %s: %w", b.APIName, err)
-				}
-				for _, r := range recs {
-					sum.Examples++
-					if r.Skipped != "" {
-						sum.Skipped[skipClass(r.Skipped)]++
-						log.Debug("example skipped", "api", b.APIName, "example", r.Example, "why", r.Skipped)
-						continue
-					}
-					for _, t := range tasksFrom(b, r, cfg) {
-						tasks = append(tasks, t)
-					}
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
+	var g errgroup.Group
+	g.SetLimit(cfg.Workers)
+	for _, b := range work {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			recs, err := runBuilder(ctx, cfg, b)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil && ctx.Err() == nil {
+				first = fmt.Errorf("build tasks for %s: %w", b.APIName, err)
 			}
+			for _, r := range recs {
+				sum.Examples++
+				if r.Skipped != "" {
+					sum.Skipped[skipClass(r.Skipped)]++
+					log.Debug("example skipped", "api", b.APIName, "example", r.Example, "why", r.Skipped)
+					continue
+				}
+				tasks = append(tasks, tasksFrom(b, r, cfg)...)
+			}
+			bar.Add(1)
+			return nil
 		})
 	}
-feed:
-	for _, b := range work {
-		select {
-		case jobs <- b:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, sum, context.Cause(ctx)
 	}

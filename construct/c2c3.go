@@ -13,10 +13,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
 )
 
@@ -391,54 +392,40 @@ func runFilter[R any](ctx context.Context, tasks []*evalharness.Task, cfg Filter
 		}
 		todo = append(todo, t)
 	}
-	var bar *progressbar.ProgressBar
-	if cfg.Progress != nil {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(cfg.Progress),
-			progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
-	}
+	bar := progress.New(cfg.Progress, len(todo), desc)
 	var (
 		mu    sync.Mutex
 		first error
 	)
-	jobs := make(chan *evalharness.Task)
-	var wg sync.WaitGroup
-	for range cfg.Workers {
-		wg.Go(func() {
-			for t := range jobs {
-				rec, err := fn(ctx, t)
-				mu.Lock()
-				if err == nil {
-					err = w.Write(rec)
-				}
-				if err != nil {
-					if ctx.Err() == nil {
-						sum.Failed++
-						cfg.Log.Warn(desc+" failed", "task", t.TaskID, "err", err)
-						if first == nil {
-							first = fmt.Errorf("task %s: %w", t.TaskID, err)
-						}
-					}
-				} else if _, kept := id(rec); kept {
-					sum.Kept++
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
+	var g errgroup.Group
+	g.SetLimit(cfg.Workers)
+	for _, t := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			rec, err := fn(ctx, t)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				err = w.Write(rec)
 			}
+			if err != nil {
+				if ctx.Err() == nil {
+					sum.Failed++
+					cfg.Log.Warn(desc+" failed", "task", t.TaskID, "err", err)
+					if first == nil {
+						first = fmt.Errorf("task %s: %w", t.TaskID, err)
+					}
+				}
+			} else if _, kept := id(rec); kept {
+				sum.Kept++
+			}
+			bar.Add(1)
+			return nil
 		})
 	}
-feed:
-	for _, t := range todo {
-		select {
-		case jobs <- t:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return sum, context.Cause(ctx)
 	}

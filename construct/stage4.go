@@ -12,10 +12,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -98,60 +99,46 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 	}
 	defer c1W.Close()
 
-	var bar *progressbar.ProgressBar
-	if cfg.Progress != nil {
-		bar = progressbar.NewOptions(len(tasks), progressbar.OptionSetWriter(cfg.Progress),
-			progressbar.OptionSetDescription("call records + C1"), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
-	}
+	bar := progress.New(cfg.Progress, len(tasks), "call records + C1")
 	var (
 		mu    sync.Mutex
 		first error
 	)
 	results := map[string]C1Record{}
 	status := map[string]string{}
-	jobs := make(chan *evalharness.Task)
-	var wg sync.WaitGroup
-	for range cfg.Workers {
-		wg.Go(func() {
-			for t := range jobs {
-				rec, ec, fresh, err := c1One(ctx, cfg.Harness, t, doneExp[t.TaskID], doneC1)
-				mu.Lock()
-				if err != nil {
-					if first == nil && ctx.Err() == nil {
-						first = fmt.Errorf("task %s: %w", t.TaskID, err)
-					}
-					log.Warn("C1 infrastructure error", "task", t.TaskID, "err", err)
-				} else {
-					if fresh.exp {
-						err = expW.Write(ec)
-					}
-					if err == nil && fresh.c1 {
-						err = c1W.Write(rec)
-					}
-					if err != nil && first == nil {
-						first = err
-					}
-					results[t.TaskID] = rec
-					status[t.TaskID] = ec.Status
+	var g errgroup.Group
+	g.SetLimit(cfg.Workers)
+	for _, t := range tasks {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			rec, ec, fresh, err := c1One(ctx, cfg.Harness, t, doneExp[t.TaskID], doneC1)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil && ctx.Err() == nil {
+					first = fmt.Errorf("task %s: %w", t.TaskID, err)
 				}
-				if bar != nil {
-					bar.Add(1)
+				log.Warn("C1 infrastructure error", "task", t.TaskID, "err", err)
+			} else {
+				if fresh.exp {
+					err = expW.Write(ec)
 				}
-				mu.Unlock()
+				if err == nil && fresh.c1 {
+					err = c1W.Write(rec)
+				}
+				if err != nil && first == nil {
+					first = err
+				}
+				results[t.TaskID] = rec
+				status[t.TaskID] = ec.Status
 			}
+			bar.Add(1)
+			return nil
 		})
 	}
-feed:
-	for _, t := range tasks {
-		select {
-		case jobs <- t:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return C1Summary{}, context.Cause(ctx)
 	}

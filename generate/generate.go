@@ -13,10 +13,11 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
 )
 
@@ -128,67 +129,52 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		todo = append(todo, t)
 	}
-	var bar *progressbar.ProgressBar
-	if cfg.Progress != nil {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(cfg.Progress),
-			progressbar.OptionSetDescription("generate "+string(cfg.Condition)+"/"+cfg.Source.Name()),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
-	}
-
+	bar := progress.New(cfg.Progress, len(todo), "generate "+string(cfg.Condition)+"/"+cfg.Source.Name())
 	var (
 		mu       sync.Mutex
 		firstErr error
 		hits     int
 		retrieve bool
 	)
-	jobs := make(chan *evalharness.Task)
-	var wg sync.WaitGroup
-	for range cfg.Workers {
-		wg.Go(func() {
-			for t := range jobs {
-				rec, err := one(ctx, cfg, t)
-				mu.Lock()
-				if err == nil {
-					err = w.Write(rec)
-				}
-				if errors.Is(err, ErrNoBundle) {
-					sum.NoBundle++
-					log.Warn("task skipped", "task", t.TaskID, "err", err)
-				} else if err != nil {
-					if ctx.Err() == nil {
-						sum.Failed++
-						log.Warn("generate failed", "task", t.TaskID, "err", err)
-						if firstErr == nil {
-							firstErr = fmt.Errorf("task %s: %w", t.TaskID, err)
-						}
-					}
-				} else {
-					sum.Generated++
-					if rec.Hits != nil {
-						retrieve = true
-						if rec.TargetRank >= 1 {
-							hits++
-						}
-					}
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
+	var g errgroup.Group
+	g.SetLimit(cfg.Workers)
+	for _, t := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			rec, err := one(ctx, cfg, t)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				err = w.Write(rec)
 			}
+			switch {
+			case errors.Is(err, ErrNoBundle):
+				sum.NoBundle++
+				log.Warn("task skipped", "task", t.TaskID, "err", err)
+			case err != nil:
+				if ctx.Err() == nil {
+					sum.Failed++
+					log.Warn("generate failed", "task", t.TaskID, "err", err)
+					if firstErr == nil {
+						firstErr = fmt.Errorf("task %s: %w", t.TaskID, err)
+					}
+				}
+			default:
+				sum.Generated++
+				if rec.Hits != nil {
+					retrieve = true
+					if rec.TargetRank >= 1 {
+						hits++
+					}
+				}
+			}
+			bar.Add(1)
+			return nil
 		})
 	}
-feed:
-	for _, t := range todo {
-		select {
-		case jobs <- t:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if retrieve && sum.Generated > 0 {
 		sum.HitRate = float64(hits) / float64(sum.Generated)
 	}
