@@ -33,3 +33,11 @@ func writeIfChanged(path string, bs []bundles.Bundle) error {
 	}
 	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
 }
+
+func readJSONFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}

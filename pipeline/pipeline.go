@@ -247,7 +247,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Index.
-	if fresh(p.Index+"/manifest.json", p.Bundles) {
+	if fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) { // CURRENT names the live generation
 		mark(sum.Stages, "index", false)
 	} else {
 		log.Info("stage: index build", "bundles", len(all))
@@ -258,7 +258,15 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Retrieval evaluation over the tasks' queries (description + context, §6).
-	if len(tasks) > 0 {
+	if len(tasks) > 0 && fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && fresh(p.Retrieval, p.Tasks) {
+		var rep index.EvalReport
+		if err := readJSONFile(p.Retrieval, &rep); err != nil {
+			return sum, fmt.Errorf("stage retrieval: %w", err)
+		}
+		mark(sum.Stages, "retrieval", false)
+		sum.Retrieval = overallRows(rep)
+	} else if len(tasks) > 0 {
+		mark(sum.Stages, "retrieval", true)
 		ix, err := index.Open(p.Index, index.OpenOptions{})
 		if err != nil {
 			return sum, fmt.Errorf("stage retrieval: %w", err)
@@ -272,12 +280,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		if err != nil {
 			return sum, fmt.Errorf("stage retrieval: %w", err)
 		}
-		for _, r := range rep.Rows {
-			if r.Library == "" {
-				sum.Retrieval = append(sum.Retrieval, r)
-			}
-		}
-		sort.Slice(sum.Retrieval, func(i, j int) bool { return sum.Retrieval[i].HitAt5 > sum.Retrieval[j].HitAt5 })
+		sum.Retrieval = overallRows(*rep)
 		if err := writeJSONFile(p.Retrieval, rep); err != nil {
 			return sum, err
 		}
@@ -336,4 +339,16 @@ func fresh(out, in string) bool {
 	}
 	i, err := os.Stat(in)
 	return err == nil && !o.ModTime().Before(i.ModTime())
+}
+
+// overallRows returns the all-library rows of rep, best hit@5 first.
+func overallRows(rep index.EvalReport) []index.EvalRow {
+	var rows []index.EvalRow
+	for _, r := range rep.Rows {
+		if r.Library == "" {
+			rows = append(rows, r)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].HitAt5 > rows[j].HitAt5 })
+	return rows
 }
