@@ -141,6 +141,7 @@ type Index struct {
 	alias    map[string]string   // lowercased name or alias → API name
 	comps    map[string][]string // key → its components
 	names    *nameTable
+	public   map[string]bool // key → has a public import path (prior.go)
 	libs     []string
 	versions map[string][]string // library → versions
 
@@ -245,6 +246,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	ix.alias = map[string]string{}
 	ix.comps = map[string][]string{}
 	ix.names = newNameTable()
+	ix.public = map[string]bool{}
 	ix.versions = map[string][]string{}
 	libs := map[string]bool{}
 	for i := range bs {
@@ -263,6 +265,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 			ix.comps[key] = append(ix.comps[key], u.Component)
 		}
 		ix.names.add(key, b.Names())
+		ix.public[key] = publicAPI(b)
 		libs[b.Library] = true
 		ix.versions[b.Library] = appendUnique(ix.versions[b.Library], v)
 	}
@@ -552,6 +555,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	fs := fuse(rankings, weights, exact)
+	ix.applyPrior(fs)
 	hits := make([]Hit, 0, min(q.K, len(fs)))
 	for _, fu := range fs {
 		if len(hits) == q.K {

@@ -3,16 +3,21 @@ package index
 import (
 	"strings"
 	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
 )
 
 // nameTable resolves identifiers written in a query to API keys.
 type nameTable struct {
 	full   map[string][]string // lowercased qualified name or alias → keys
 	suffix map[string][]string // lowercased dotted suffix ("series.case_when", "case_when") → keys
+	// libraries holds the first segments of the names (lowercased
+	// library names: "numpy", "pandas").
+	libraries map[string]bool
 }
 
 func newNameTable() *nameTable {
-	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}}
+	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}, libraries: map[string]bool{}}
 }
 
 func appendUnique(s []string, v string) []string {
@@ -30,6 +35,7 @@ func (t *nameTable) add(key string, names []string) {
 		ln := strings.ToLower(n)
 		t.full[ln] = appendUnique(t.full[ln], key)
 		segs := strings.Split(ln, ".")
+		t.libraries[segs[0]] = true
 		for i := 1; i < len(segs); i++ {
 			s := strings.Join(segs[i:], ".")
 			t.suffix[s] = appendUnique(t.suffix[s], key)
@@ -54,13 +60,49 @@ func identShaped(tok string, before, after byte) bool {
 	return false
 }
 
+// libraryPrefixes maps the conventional import aliases of the indexed
+// libraries to their names ("import numpy as np", "import pandas as pd").
+var libraryPrefixes = map[string]string{"np": "numpy", "pd": "pandas", "sp": "scipy"}
+
+// pythonBuiltins are names a bare call in a query most likely means as the
+// Python builtin ("len(", "map(", "sum(") rather than an API leaf.
+var pythonBuiltins = map[string]bool{
+	"abs": true, "all": true, "any": true, "bool": true, "dict": true, "divmod": true, "enumerate": true,
+	"filter": true, "float": true, "format": true, "int": true, "isinstance": true, "iter": true, "len": true,
+	"list": true, "map": true, "max": true, "min": true, "next": true, "pow": true, "print": true, "range": true,
+	"repr": true, "reversed": true, "round": true, "set": true, "slice": true, "sorted": true, "str": true,
+	"sum": true, "tuple": true, "type": true, "zip": true,
+}
+
+// definedNames returns the lowercased names the query itself defines: a
+// name right after "def", "class" or "function" ("Write a function
+// `solve(df)`", "def solve(x):"). They are the user's own code, not APIs.
+func definedNames(toks analysis.TokenStream, query string) map[string]bool {
+	defined := map[string]bool{}
+	for i := 1; i < len(toks); i++ {
+		switch strings.ToLower(string(toks[i-1].Term)) {
+		case "def", "class", "function":
+			if gap := query[toks[i-1].End:toks[i].Start]; strings.Trim(gap, " `") == "" {
+				defined[strings.ToLower(string(toks[i].Term))] = true
+			}
+		}
+	}
+	return defined
+}
+
 // lookup returns the keys of the APIs that query names exactly, in query
 // order: a qualified name or alias anywhere in the query; a dotted suffix
 // ("Series.case_when", "np.linalg.matrix_norm" → "linalg.matrix_norm") or a
 // leaf written like an identifier ("read_csv", "cumulative_sum(") ; or a
 // leaf when the whole query is that one word.
+//
+// Three kinds of identifier name no API: a name the query defines (see
+// definedNames); a bare Python builtin ("len("); and the leaf of a path
+// that starts with a library ("numpy.fft" is a module, not numpy.fft.fft):
+// such a path matches only whole or as a suffix of two or more segments.
 func (t *nameTable) lookup(query string) []string {
 	toks := identTokenizer{}.Tokenize([]byte(query))
+	defined := definedNames(toks, query)
 	var keys []string
 	addAll := func(ks []string) {
 		for _, k := range ks {
@@ -70,8 +112,14 @@ func (t *nameTable) lookup(query string) []string {
 	single := len(toks) == 1
 	for _, tok := range toks {
 		s := strings.ToLower(string(tok.Term))
+		if first, rest, ok := strings.Cut(s, "."); ok && libraryPrefixes[first] != "" {
+			s = libraryPrefixes[first] + "." + rest
+		}
 		if ks, ok := t.full[s]; ok {
 			addAll(ks)
+			continue
+		}
+		if defined[s] || (!single && pythonBuiltins[s]) {
 			continue
 		}
 		var before, after byte
@@ -84,7 +132,11 @@ func (t *nameTable) lookup(query string) []string {
 		if !single && !identShaped(string(tok.Term), before, after) {
 			continue
 		}
-		for cand := s; cand != ""; {
+		minSegs := 1
+		if first, _, ok := strings.Cut(s, "."); ok && t.libraries[first] {
+			minSegs = 2
+		}
+		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
 				addAll(ks)
 				break

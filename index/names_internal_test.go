@@ -1,0 +1,58 @@
+package index
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestNameTable_Lookup checks which identifiers in a query name an API
+// exactly (the exact-name rule of issue 4) and which do not.
+func TestNameTable_Lookup(t *testing.T) {
+	nt := newNameTable()
+	nt.add("scipy.linalg.solve@1", []string{"scipy.linalg.solve"})
+	nt.add("numpy.fft.fft@2", []string{"numpy.fft.fft"})
+	nt.add("numpy.linalg.matrix_norm@2", []string{"numpy.linalg.matrix_norm"})
+	nt.add("pandas.Series.case_when@2", []string{"pandas.Series.case_when"})
+	nt.add("pandas.core.series.ListAccessor.len@2", []string{"pandas.core.series.ListAccessor.len"})
+	nt.add("pandas.read_csv@2", []string{"pandas.read_csv", "pandas.io.parsers.read_csv"})
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"read_csv dtype_backend", []string{"pandas.read_csv@2"}},
+		{"how does Series.case_when work", []string{"pandas.Series.case_when@2"}},
+		{"np.linalg.matrix_norm of a stack", []string{"numpy.linalg.matrix_norm@2"}},
+		{"call `solve(a, b)` on the system", []string{"scipy.linalg.solve@1"}},
+		{"solve", []string{"scipy.linalg.solve@1"}},
+		// The query defines solve: the user's function, not scipy's.
+		{"Write a function `solve(a)` that returns the FFT; set `result = solve(a)`", nil},
+		{"def solve(x): return x", nil},
+		// A module path is not its same-named function.
+		{"call the appropriate function of `numpy.fft`", nil},
+		{"call numpy.fft.fft", []string{"numpy.fft.fft@2"}},
+		// len( is the Python builtin.
+		{"return len(out) items", nil},
+	} {
+		if got := nt.lookup(tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("lookup(%q) = %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}
+
+// TestInternalName checks the public/internal import path rule of the
+// ranking prior.
+func TestInternalName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"pandas.DataFrame.stack":             false,
+		"pandas.core.reshape.reshape.stack":  true,
+		"numpy._core.fromnumeric.sum":        true,
+		"pandas.core.internals.blocks.Block": true,
+		"numpy.ndarray.__array__":            false,
+		"scipy.stats.distributions.norm_gen": false,
+		"scipy.optimize._minimize.minimize":  true,
+	} {
+		if got := internalName(name); got != want {
+			t.Errorf("internalName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package index
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// internalSegments are module path segments that mark an implementation
+// module rather than a documented import path (pandas.core.*, *.internals.*,
+// *.tests.*); a segment starting with "_" marks a private one (PEP 8,
+// "Public and internal interfaces").
+var internalSegments = map[string]bool{"core": true, "internals": true, "tests": true, "testing": true}
+
+// internalName reports whether a qualified name goes through an internal or
+// private path segment (the first segment, the library, never counts).
+func internalName(name string) bool {
+	segs := strings.Split(name, ".")
+	for _, s := range segs[1:] {
+		if strings.HasPrefix(s, "_") && !strings.HasPrefix(s, "__") || internalSegments[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// publicAPI reports whether any name of b (qualified name or alias) is a
+// public import path.
+func publicAPI(b *bundles.Bundle) bool {
+	for _, n := range b.Names() {
+		if !internalName(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// internalFactor scales the fused score of an API that has no public
+// import path. Users ask for the documented API; an implementation-module
+// twin (pandas.core.reshape.reshape.stack beside DataFrame.stack) or helper
+// should rank below an equally good public match, yet stay in the list.
+// Chosen on the nl, smoke and task sets together (docs/retrieval.md).
+const internalFactor = 0.8
+
+// applyPrior scales the fused scores of APIs reachable only through
+// internal paths by internalFactor and re-sorts. APIs the query names
+// exactly keep their score.
+func (ix *Index) applyPrior(fs []fused) {
+	for i := range fs {
+		if !fs[i].exact && !ix.public[fs[i].key] {
+			fs[i].score *= internalFactor
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].score > fs[j].score })
+}
