@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/novelapi/novelapi/bundles"
 )
 
 // A Mutant is a broken variant of a task's reference completion with the
@@ -79,33 +81,14 @@ func targetCall(code, leaf string) (refStart, open, close int, ok bool) {
 	return 0, 0, 0, false
 }
 
-// splitArgs splits the argument text of a call at top-level commas.
+// splitArgs splits the argument text of a call at top-level commas,
+// trimming each argument and dropping a trailing empty one.
 func splitArgs(s string) []string {
 	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
+	for _, a := range bundles.SplitTopLevel(s) {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
 		}
-	}
-	if t := strings.TrimSpace(s[start:]); t != "" {
-		out = append(out, t)
 	}
 	return out
 }

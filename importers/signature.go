@@ -41,7 +41,7 @@ func ParseSignature(text string) (sig Signature, ok bool) {
 			sig.ReturnType = &r
 		}
 	}
-	for _, p := range splitTopLevel(dropOptionalBrackets(s[open+1 : end])) {
+	for _, p := range bundles.SplitTopLevel(dropOptionalBrackets(s[open+1 : end])) {
 		p = strings.TrimSpace(p)
 		if p == "" || p == "/" || p == "*" {
 			continue
@@ -54,8 +54,8 @@ func ParseSignature(text string) (sig Signature, ok bool) {
 // parseParam splits "name: type = default" (each part optional but the name).
 func parseParam(p string) bundles.Parameter {
 	var out bundles.Parameter
-	head, def, hasDef := cutTopLevel(p, '=')
-	name, typ, hasType := cutTopLevel(head, ':')
+	head, def, hasDef := bundles.CutTopLevel(p, '=')
+	name, typ, hasType := bundles.CutTopLevel(head, ':')
 	out.Name = strings.TrimSpace(name)
 	if hasType {
 		if t := strings.TrimSpace(typ); t != "" {
@@ -142,59 +142,4 @@ func dropOptionalBrackets(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
-}
-
-// splitTopLevel splits s at commas outside brackets and quotes.
-func splitTopLevel(s string) []string {
-	var out []string
-	start, depth := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
-
-// cutTopLevel cuts s at the first sep outside brackets and quotes.
-func cutTopLevel(s string, sep byte) (before, after string, found bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == sep && depth == 0:
-			// "->" inside an annotation is not a default separator.
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }

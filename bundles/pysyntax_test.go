@@ -1,0 +1,37 @@
+package bundles_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+func TestSplitTopLevel(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"Plain", "a, b", []string{"a", " b"}},
+		{"Brackets", "x, axis=(0, 1), f=g(1, [2, 3])", []string{"x", " axis=(0, 1)", " f=g(1, [2, 3])"}},
+		{"Quotes", `sep=",", q='a,b\',c'`, []string{`sep=","`, ` q='a,b\',c'`}},
+		{"Empty", "", []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bundles.SplitTopLevel(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("SplitTopLevel(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCutTopLevel(t *testing.T) {
+	before, after, ok := bundles.CutTopLevel("x: dict[str, int] = {'a': 1}", '=')
+	if !ok || before != "x: dict[str, int] " || after != " {'a': 1}" {
+		t.Errorf("CutTopLevel = %q, %q, %v", before, after, ok)
+	}
+	if _, _, ok := bundles.CutTopLevel("f(a=1)", '='); ok {
+		t.Error("CutTopLevel found a separator inside brackets")
+	}
+}
