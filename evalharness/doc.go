@@ -64,5 +64,11 @@ package evalharness
 //     prediction as failures (status NO_PREDICTION, label WrongAPISelection,
 //     rule "novelapi:no-prediction": an absent answer is an empty one),
 //     where the published evaluator summarises predicted tasks only.
+//   - The runner reports where each part (setup, completion, test) sits in
+//     the flat script (a "layout" record), and the text shown to users
+//     (check_code's message, stderr and where; results' error) names
+//     "line N of your code", "line N of the task's test" or "line N of the
+//     harness setup" instead of `File "_solution.py", line 450`. The
+//     classifier and the judge keep the protocol's stderr.
 //   - Fingerprint hashes (h, r, keys, cols, dtypes, idx) follow §4.5's
 //     description; reference records built elsewhere may differ in them.

@@ -161,7 +161,9 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 		f.ExcType, f.Stderr = "Timeout", ""
 	} else {
 		f.ExcType = exceptionType(stderr)
-		v.Error = errorSnippet(stderr)
+		// The user reads lines of the completion, not of the flat script;
+		// the classifier and the judge keep the protocol's stderr.
+		v.Error = errorSnippet(userLines(r.Layout, stderr))
 	}
 	v.ExceptionType = f.ExcType
 	if h.cfg.NoLabels || !classify {
@@ -241,13 +243,14 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string) 
 		Calls:        v.SpyCalls,
 		Status:       v.Status,
 		Stdout:       lastRunes(string(out.Res.Stdout), 2000),
-		Stderr:       lastRunes(string(out.Res.Stderr), 2000),
+		Stderr:       lastRunes(userLines(out.Recs.Layout, string(out.Res.Stderr)), 2000),
 	}
 	if s := out.Recs.Spy; s != nil {
 		cr.SpyInstalled, cr.SpyReported = s.Installed, true
 	}
 	if e := out.Recs.Exception; e != nil {
-		cr.ExceptionType, cr.Message = e.Exc, truncateRunes(e.Msg, 500)
+		cr.ExceptionType, cr.Message = e.Exc, truncateRunes(userLines(out.Recs.Layout, e.Msg), 500)
+		cr.Where, cr.Line = out.Recs.raisedAt()
 	} else if v.Status == StatusTimeout {
 		cr.ExceptionType = "Timeout"
 		cr.Message = fmt.Sprintf("no result within the %s wall limit (runaway loop, or slow code)", task.Timeout())

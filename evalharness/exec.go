@@ -108,6 +108,8 @@ type runRecords struct {
 	Judge    *judgeFields
 	// Tamper says why the records cannot be trusted ("" when they can).
 	Tamper string
+	// Layout places the script's parts in the flat script (traceback.go).
+	Layout []scriptPart
 }
 
 func (r *runRecords) phaseDone(name string) bool {
@@ -183,6 +185,15 @@ func parseRecords(data []byte, nonce string) runRecords {
 			} else {
 				r.Spy = s
 			}
+		case "layout":
+			var l struct {
+				Parts []scriptPart `json:"parts"`
+			}
+			if err := json.Unmarshal(line, &l); err != nil {
+				r.Tamper = "bad layout record"
+				return r
+			}
+			r.Layout = l.Parts
 		case "tamper":
 			// The runner saw the completion write the monitor's state.
 			var t struct {

@@ -108,10 +108,17 @@ type CheckResult struct {
 	SpyReported   bool   `json:"spy_reported"`   // the runner reported the spy's state (false: compile error, timeout, tamper)
 	Reason        string `json:"reason"`         // why there is no normal verdict (timeout, tamper, compile error); "" otherwise
 	ExceptionType string `json:"exception_type"` // "" when it ran
-	Message       string `json:"message"`        // exception message, ≤ 500 chars
-	Label         string `json:"label"`          // taxonomy label of the failure, "Pass" when ran and called
-	Rationale     string `json:"rationale"`
-	Status        string `json:"status"` // Status* verdict of the run
-	Stdout        string `json:"stdout"` // last 2,000 chars
-	Stderr        string `json:"stderr"` // last 2,000 chars
+	Message       string `json:"message"`        // exception message, ≤ 500 chars, lines as in Where
+	// Where locates the exception in the script: "line 3 of your code" (the
+	// innermost frame in the checked code, or a SyntaxError's line), or a
+	// part the harness adds ("line 7 of the harness setup"); "" when unknown.
+	Where string `json:"where,omitempty"`
+	// Line is Where's line number when it is in the checked code (1-based,
+	// as sent), else 0.
+	Line      int    `json:"line,omitempty"`
+	Label     string `json:"label"` // taxonomy label of the failure, "Pass" when ran and called
+	Rationale string `json:"rationale"`
+	Status    string `json:"status"` // Status* verdict of the run
+	Stdout    string `json:"stdout"` // last 2,000 chars
+	Stderr    string `json:"stderr"` // last 2,000 chars; script lines named as in Where
 }

@@ -127,6 +127,9 @@ func checkText(o checkOut) string {
 	sb.WriteString("\n")
 	if o.ExceptionType != "" {
 		fmt.Fprintf(&sb, "exception: %s: %s\n", o.ExceptionType, o.Message)
+		if o.Where != "" {
+			fmt.Fprintf(&sb, "raised at: %s\n", o.Where)
+		}
 	}
 	fmt.Fprintf(&sb, "label: %s", o.Label)
 	if o.Rationale != "" {

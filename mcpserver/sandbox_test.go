@@ -44,6 +44,8 @@ type checkOut struct {
 	TargetCalled  bool   `json:"target_called"`
 	ExceptionType string `json:"exception_type"`
 	Label         string `json:"label"`
+	Where         string `json:"where"`
+	Line          int    `json:"line"`
 }
 
 func TestCheckCode_Sandbox(t *testing.T) {
@@ -70,6 +72,20 @@ func TestCheckCode_Sandbox(t *testing.T) {
 				t.Errorf("label %q, want %q\n%s", out.Label, tt.label, text(res))
 			}
 		})
+	}
+}
+
+// check_code names the line of the agent's code, not of the assembled
+// script with the hidden spy.
+func TestCheckCode_SandboxUserLine(t *testing.T) {
+	c := inProcess(t, sandboxServer(t))
+	res := call(t, c, "check_code", map[string]any{"code": "import numpy as np\nx = np.arange(3)\nnp.unstack(x, axis=5)", "api_name": "numpy.unstack"})
+	wantOK(t, res)
+	var out checkOut
+	structured(t, res, &out)
+	txt := text(res)
+	if out.Where != "line 3 of your code" || out.Line != 3 || !strings.Contains(txt, "raised at: line 3 of your code") || strings.Contains(txt, "_solution.py") {
+		t.Errorf("check: where %q line %d\n%s", out.Where, out.Line, txt)
 	}
 }
 

@@ -342,9 +342,21 @@ def main():
     if test and job.get("normalise_test", True):
         test = normalise_test(test)
     argv = infer_cli_argv(job.get("execution_test") or test) if job.get("infer_argv", True) else []
-    parts = [(name, p.strip()) for name, p in (("setup", setup), ("solution", code), ("test", test))]
+    raw = (("setup", setup), ("solution", code), ("test", test))
+    parts = [(name, p.strip()) for name, p in raw]
     parts = [(name, p) for name, p in parts if p]
     flat = "\n\n".join(p for _, p in parts)
+    # Where each part sits in the flat script, so that the harness can tell
+    # the user "line N of your code" instead of a line of the assembled
+    # script: start is its first line in the flat script, lines its line
+    # count, lead the blank lines strip() removed before it.
+    layout, at = [], 1
+    for name, p in raw:
+        if p.strip():
+            lead = p[:len(p) - len(p.lstrip())].count("\n")
+            layout.append({"name": name, "start": at, "lines": p.strip().count("\n") + 1, "lead": lead})
+            at += p.strip().count("\n") + 2
+    emit({"type": "layout", "parts": layout})
     linecache.cache[SCRIPT] = (len(flat), None, flat.splitlines(True), SCRIPT)
     sys.argv = [SCRIPT] + argv
     g = {"__name__": "__main__", "__builtins__": __builtins__}
