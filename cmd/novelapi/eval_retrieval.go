@@ -53,7 +53,7 @@ published paper baseline under each knowledge condition.`,
 				}
 				cfg.Conditions = append(cfg.Conditions, pc)
 			}
-			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			ix, err := index.Open(indexDirOr(g, dir), index.OpenOptions{Embedder: emb, Logger: g.log})
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ published paper baseline under each knowledge condition.`,
 	f := cmd.Flags()
 	f.StringVar(&tasks, "tasks", "", "tasks.jsonl (protocol format)")
 	f.StringVar(&queries, "queries", "", `queries file: {"query", "api_name"} lines`)
-	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.StringVar(&dir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.StringSliceVar(&retrievers, "retrievers", nil, "retrievers to run (default all: hybrid,bm25,vector,paper)")
 	f.StringSliceVar(&conditions, "conditions", nil, "paper conditions (default all 11 non-none)")
 	f.BoolVar(&jsonOut, "json", false, "print the report as JSON")

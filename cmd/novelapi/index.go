@@ -51,7 +51,15 @@ func (f *embedderFlags) embedder() (index.Embedder, error) {
 	return nil, usagef("unknown --embedder %q (valid: hash, ollama, openai)", f.kind)
 }
 
-func defaultIndexDir(g *globals) string { return filepath.Join(g.home, "index") }
+// indexDirOr returns dir, or $NOVELAPI_HOME/index (where up builds it and
+// serve looks) when dir is "". It runs after the flags are parsed, so
+// --home is honoured.
+func indexDirOr(g *globals, dir string) string {
+	if dir != "" {
+		return dir
+	}
+	return filepath.Join(g.home, "index")
+}
 
 func newIndexCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -115,6 +123,7 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 			if add {
 				run = index.Add
 			}
+			dir = indexDirOr(g, dir)
 			m, err := run(cmd.Context(), dir, bs, cfg)
 			if err != nil {
 				return err
@@ -129,7 +138,7 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&files, "bundles", nil, "bundles.jsonl file(s)")
-	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.StringVar(&dir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed bundle lines (with a warning) instead of failing")
 	f.BoolVar(&jsonOut, "json", false, "print the manifest as JSON")
 	ef.register(cmd)
@@ -151,7 +160,7 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			ix, err := index.Open(indexDirOr(g, dir), index.OpenOptions{Embedder: emb, Logger: g.log})
 			if err != nil {
 				return err
 			}
@@ -179,7 +188,7 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	cmd.Flags().StringVar(&dir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	ef.register(cmd)
 	return cmd

@@ -33,7 +33,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 			q.Components = comps
 			q.Retriever = index.Retriever(retriever)
 			q.Condition = bundles.Condition(condition)
-			ix, err := index.Open(dir, index.OpenOptions{Embedder: emb, Logger: g.log})
+			ix, err := index.Open(indexDirOr(g, dir), index.OpenOptions{Embedder: emb, Logger: g.log})
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dir, "index", defaultIndexDir(g), "index directory")
+	f.StringVar(&dir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.StringVar(&q.Library, "library", "", "only this library")
 	f.StringVar(&q.Version, "version", "", "only this library version")
 	f.StringSliceVar(&comps, "components", nil, "only these components (S, E, M, C; comma-separated)")
