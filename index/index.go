@@ -555,7 +555,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	fs := fuse(rankings, weights, exact)
-	ix.applyPrior(fs)
+	if q.Retriever != Vector { // the vector retriever reports the raw leg
+		ix.applyPrior(fs)
+	}
 	hits := make([]Hit, 0, min(q.K, len(fs)))
 	for _, fu := range fs {
 		if len(hits) == q.K {
