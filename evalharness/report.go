@@ -351,18 +351,32 @@ type sweepData struct {
 	Gap     bool // both oracle and retrieved present: show retrieved − oracle
 	Chart   htmltemplate.HTML
 	Dirs    []string
+	// Differ says the cells' own task sets differ from Common: Rows then
+	// compare every cell on the Common tasks, and Own shows each cell on
+	// its own tasks.
+	Differ bool
+	Common int // tasks scored in every cell
+	Union  int // tasks scored in any cell
+	NCells int // cells (knowledge source × condition)
+	Own    []sweepRow
 }
 
 // sweepRow is one condition of the sweep table.
 type sweepRow struct {
 	Condition string
 	Cells     []*Metrics // per source; nil when the source lacks the condition
-	Gap       string     // retrieved − oracle in percentage points, or "–"
+	Gap       string     // retrieved − oracle in percentage points, "–" when undefined, "" without both sources
 }
 
 // ReportSweep compares several run directories in one condition ×
 // knowledge-source table (pass@1 per condition, oracle vs retrieved) and
 // writes report.md and report.html into out (created if needed).
+//
+// The table compares the cells on the same tasks: those scored in every
+// cell (see commonTasks). When a cell's own task set differs (missing
+// predictions, failed generations, infrastructure errors), the report says
+// so with the counts and adds a table of each cell on its own tasks, with
+// its own n.
 //
 // Each dir is either a run cell (it holds results.jsonl) or a run holding
 // cells as subdirectories (the protocol's outputs/runs/<run>/<cell>/). A
@@ -408,29 +422,25 @@ func ReportSweep(dirs []string, out string) error {
 	d := sweepData{Title: "novelapi sweep: pass@1 per condition and knowledge source", Dirs: dirs}
 	d.Sources = slices.Sorted(maps.Keys(bySource))
 	slices.SortStableFunc(d.Sources, func(a, b string) int { return sourceRank(a) - sourceRank(b) })
-	perSource := make([]map[string]Metrics, len(d.Sources))
-	condSet := map[string]bool{}
-	for i, src := range d.Sources {
-		perSource[i] = ComputeBreakdowns(bySource[src]).Condition
-		for c := range perSource[i] {
-			condSet[c] = true
-		}
-	}
-	oi, ri := slices.Index(d.Sources, SourceOracle), slices.Index(d.Sources, SourceRetrieved)
-	d.Gap = oi >= 0 && ri >= 0
-	for _, c := range sortConditions(slices.Collect(maps.Keys(condSet))) {
-		row := sweepRow{Condition: c, Gap: "–"}
-		for i := range d.Sources {
-			if m, ok := perSource[i][c]; ok {
-				row.Cells = append(row.Cells, &m)
-			} else {
-				row.Cells = append(row.Cells, nil)
+	common, union, ncells := commonTasks(bySource)
+	d.Common, d.Union, d.NCells = len(common), union, ncells
+	shared := map[string][]TaskResult{}
+	for src, rs := range bySource {
+		for _, r := range rs {
+			if common[r.TaskID] {
+				shared[src] = append(shared[src], r)
 			}
 		}
-		if d.Gap && row.Cells[oi] != nil && row.Cells[ri] != nil && row.Cells[oi].N > 0 && row.Cells[ri].N > 0 {
-			row.Gap = fmt.Sprintf("%+.1f", 100*(row.Cells[ri].PassAt1-row.Cells[oi].PassAt1))
+	}
+	d.Gap = slices.Contains(d.Sources, SourceOracle) && slices.Contains(d.Sources, SourceRetrieved)
+	d.Rows = sweepRows(d.Sources, shared)
+	d.Own = sweepRows(d.Sources, bySource)
+	for _, row := range d.Own {
+		for _, m := range row.Cells {
+			if m != nil && (m.N != d.Common || len(m.InfraErrors) > 0) {
+				d.Differ = true
+			}
 		}
-		d.Rows = append(d.Rows, row)
 	}
 	d.Chart = htmltemplate.HTML(groupedChart(d.Rows, d.Sources))
 	md, html, err := renderReport("sweep", d)
@@ -444,6 +454,78 @@ func ReportSweep(dirs []string, out string) error {
 		return err
 	}
 	return sandbox.WriteFileAtomic(filepath.Join(out, ReportHTML), html, 0o644)
+}
+
+// commonTasks returns the ids of the tasks scored in every cell (knowledge
+// source × condition) of bySource, how many are scored in any cell, and the
+// number of cells. A task is scored in a cell when its result there had a
+// prediction and no infrastructure error (not NO_PREDICTION, not
+// INFRA_ERROR): a sweep compares its conditions on the same tasks, so a
+// failed generation in one cell drops the task from every cell's
+// comparison.
+func commonTasks(bySource map[string][]TaskResult) (common map[string]bool, union, ncells int) {
+	cells := map[[2]string]map[string]bool{}
+	seen := map[string]bool{}
+	for src, rs := range bySource {
+		for _, r := range rs {
+			k := [2]string{src, r.Condition}
+			if cells[k] == nil {
+				cells[k] = map[string]bool{}
+			}
+			if r.Status == StatusNoPrediction || r.Status == StatusInfraError {
+				continue
+			}
+			cells[k][r.TaskID] = true
+			seen[r.TaskID] = true
+		}
+	}
+	common = map[string]bool{}
+	for id := range seen {
+		in := true
+		for _, ids := range cells {
+			if !ids[id] {
+				in = false
+				break
+			}
+		}
+		if in {
+			common[id] = true
+		}
+	}
+	return common, len(seen), len(cells)
+}
+
+// sweepRows builds the condition × source table of results, with the
+// retrieved − oracle gap when both sources are present.
+func sweepRows(sources []string, bySource map[string][]TaskResult) []sweepRow {
+	perSource := make([]map[string]Metrics, len(sources))
+	condSet := map[string]bool{}
+	for i, src := range sources {
+		perSource[i] = ComputeBreakdowns(bySource[src]).Condition
+		for c := range perSource[i] {
+			condSet[c] = true
+		}
+	}
+	oi, ri := slices.Index(sources, SourceOracle), slices.Index(sources, SourceRetrieved)
+	var out []sweepRow
+	for _, c := range sortConditions(slices.Collect(maps.Keys(condSet))) {
+		row := sweepRow{Condition: c}
+		for i := range sources {
+			if m, ok := perSource[i][c]; ok {
+				row.Cells = append(row.Cells, &m)
+			} else {
+				row.Cells = append(row.Cells, nil)
+			}
+		}
+		if oi >= 0 && ri >= 0 {
+			row.Gap = "–"
+			if row.Cells[oi] != nil && row.Cells[ri] != nil && row.Cells[oi].N > 0 && row.Cells[ri].N > 0 {
+				row.Gap = fmt.Sprintf("%+.1f", 100*(row.Cells[ri].PassAt1-row.Cells[oi].PassAt1))
+			}
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // runCells returns dir itself when it holds results.jsonl, else its

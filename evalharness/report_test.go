@@ -115,8 +115,11 @@ func TestReportSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pool(14) passes 8 (57.1%), pool(7) passes 4 (57.1%): gap 0.
-	for _, want := range []string{"| Condition | oracle pass@1 (n) | retrieved pass@1 (n) | retrieved − oracle (pp) |", "| S | 57.1% (14) | 57.1% (7) | +0.0 |", "| Full |"} {
+	// The rq2 cells hold t000-t006 only: the main table compares all
+	// four cells on those 7 tasks (4 pass in each); the second table shows
+	// pool(14)'s own 8 passes of 14.
+	for _, want := range []string{"| Condition | oracle pass@1 (n) | retrieved pass@1 (n) | retrieved − oracle (pp) |", "| S | 57.1% (7) | 57.1% (7) | +0.0 |", "| Full |",
+		"the 4 cells on the 7 tasks scored in every cell, of 14 tasks", "## Each cell on its own tasks", "| S | 57.1% (14) | 57.1% (7) | +0.0 |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("sweep report.md lacks %q:\n%s", want, md)
 		}
@@ -192,4 +195,50 @@ func TestReport_Statuses(t *testing.T) {
 		}
 	}
 	checkSelfContained(t, string(html))
+}
+
+// TestReportSweep_CommonTasks compares cells with different task sets (a
+// prediction missing in one cell, a task only in the other) on the tasks
+// both scored.
+func TestReportSweep_CommonTasks(t *testing.T) {
+	root := t.TempDir()
+	res := func(id, status string) evalharness.TaskResult {
+		return evalharness.TaskResult{TaskID: id, Library: "numpy", Status: status, Passed: status == evalharness.StatusPass}
+	}
+	pass, fail, none := evalharness.StatusPass, evalharness.StatusWrongAnswer, evalharness.StatusNoPrediction
+	writeResults(t, filepath.Join(root, "rq1", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", pass), res("t3", pass), res("t4", fail)})
+	writeResults(t, filepath.Join(root, "rq2", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", none), res("t3", pass), res("t4", fail), res("t5", pass)})
+	out := filepath.Join(root, "sweep")
+	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1"), filepath.Join(root, "rq2")}, out); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	html, _ := os.ReadFile(filepath.Join(out, evalharness.ReportHTML))
+	// Common tasks t1, t3, t4: 2 of 3 pass in both. Own: oracle 3/4,
+	// retrieved 3/5 (the missing prediction fails).
+	main, own, _ := strings.Cut(string(md), "## Each cell on its own tasks")
+	for _, want := range []string{"Different task sets", "the 2 cells on the 3 tasks scored in every cell, of 5 tasks", "| S | 66.7% (3) | 66.7% (3) | +0.0 |"} {
+		if !strings.Contains(main, want) {
+			t.Errorf("sweep report.md main part lacks %q:\n%s", want, md)
+		}
+	}
+	if want := "| S | 75.0% (4) | 60.0% (5) | -15.0 |"; !strings.Contains(own, want) {
+		t.Errorf("sweep report.md own-tasks table lacks %q:\n%s", want, md)
+	}
+	for _, want := range []string{"Different task sets", "<td>66.7% (3)</td><td>66.7% (3)</td>", "<h2>Each cell on its own tasks</h2>", "<td>75.0% (4)</td><td>60.0% (5)</td><td>-15.0</td>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("sweep report.html lacks %q", want)
+		}
+	}
+	checkSelfContained(t, string(html))
+
+	// Equal task sets: no note, no second table.
+	writeResults(t, filepath.Join(root, "rq2", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", fail), res("t3", pass), res("t4", fail)})
+	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1"), filepath.Join(root, "rq2")}, out); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	if strings.Contains(string(md), "Different task sets") || strings.Contains(string(md), "own tasks") || !strings.Contains(string(md), "| S | 75.0% (4) | 50.0% (4) | -25.0 |") {
+		t.Errorf("sweep report.md over equal task sets:\n%s", md)
+	}
 }

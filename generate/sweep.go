@@ -73,7 +73,8 @@ type SweepSummary struct {
 // Every step resumes, so a rerun after an interruption continues where it
 // stopped; a cell whose generation failed for some tasks is still
 // evaluated on the others, and the first such failure is returned after
-// the report is written.
+// the report is written; the report's main table then compares every cell
+// on the tasks all cells scored, and lists each cell's own n apart.
 func Sweep(ctx context.Context, cfg SweepConfig) (SweepSummary, error) {
 	if len(cfg.Tasks) == 0 || len(cfg.Conditions) == 0 || len(cfg.Sources) == 0 || cfg.Client == nil || cfg.Harness == nil || cfg.Out == "" {
 		return SweepSummary{}, errors.New("generate: sweep needs Tasks, Conditions, Sources, Client, Harness and Out")
