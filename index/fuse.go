@@ -14,6 +14,9 @@ const (
 	// exactBonus is added to the fused score of an API the query names, so
 	// that it ranks above every API found only by the legs.
 	exactBonus = 1000.0
+	// hintBonus is added for an API named only through an unknown receiver
+	// ("df.groupby("): as much as one more first place in the lexical leg.
+	hintBonus = lexicalWeight / (rrfK + 1)
 )
 
 // apiRanking is one leg's ranking of APIs: keys best first, and for each key
@@ -50,8 +53,9 @@ type fused struct {
 
 // fuse combines weighted API rankings with reciprocal rank fusion,
 // score(api) = Σ w_leg / (rrfK + rank_leg(api)), and puts the APIs in
-// exact (in the order given) first. Ties keep the first leg's order.
-func fuse(rankings []apiRanking, weights []float64, exact []string) []fused {
+// exact (in the order given) first; APIs in hinted get hintBonus. Ties
+// keep the first leg's order.
+func fuse(rankings []apiRanking, weights []float64, exact, hinted []string) []fused {
 	byKey := map[string]*fused{}
 	var order []string
 	get := func(key string) *fused {
@@ -71,6 +75,9 @@ func fuse(rankings []apiRanking, weights []float64, exact []string) []fused {
 				f.comps[c] = true
 			}
 		}
+	}
+	for _, key := range hinted {
+		get(key).score += hintBonus
 	}
 	for i, key := range exact {
 		f := get(key)

@@ -546,15 +546,20 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			weights = append(weights, vectorWeight)
 		}
 	}
-	var exact []string
+	var exact, hinted []string
 	if q.Retriever != Vector {
-		for _, key := range ix.names.lookup(questionLine(q.Text)) {
+		keys, weak := ix.names.lookup(questionLine(q.Text))
+		for _, key := range keys {
 			if b := ix.byKey[key]; b != nil && f.allows(b) && ix.hasComponent(key, f.Components) {
-				exact = append(exact, key)
+				if weak[key] {
+					hinted = append(hinted, key)
+				} else {
+					exact = append(exact, key)
+				}
 			}
 		}
 	}
-	fs := fuse(rankings, weights, exact)
+	fs := fuse(rankings, weights, exact, hinted)
 	if q.Retriever != Vector { // the vector retriever reports the raw leg
 		ix.applyPrior(fs)
 	}

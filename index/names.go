@@ -100,13 +100,27 @@ func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 // definedNames); a bare Python builtin ("len("); and the leaf of a path
 // that starts with a library ("numpy.fft" is a module, not numpy.fft.fft):
 // such a path matches only whole or as a suffix of two or more segments.
-func (t *nameTable) lookup(query string) []string {
+//
+// weak holds the keys matched only through a receiver the table does not
+// know ("df.groupby(", "ser.expanding()"): the receiver's type is unknown,
+// and such a call is usually the context of the question (the object whose
+// method is asked for), so it is a hint rather than the answer.
+func (t *nameTable) lookup(query string) (keys []string, weak map[string]bool) {
 	toks := identTokenizer{}.Tokenize([]byte(query))
 	defined := definedNames(toks, query)
-	var keys []string
-	addAll := func(ks []string) {
+	weak = map[string]bool{}
+	strong := map[string]bool{}
+	add := func(ks []string, isWeak bool) {
 		for _, k := range ks {
 			keys = appendUnique(keys, k)
+			if isWeak {
+				if !strong[k] {
+					weak[k] = true
+				}
+			} else {
+				strong[k] = true
+				delete(weak, k)
+			}
 		}
 	}
 	single := len(toks) == 1
@@ -116,7 +130,7 @@ func (t *nameTable) lookup(query string) []string {
 			s = libraryPrefixes[first] + "." + rest
 		}
 		if ks, ok := t.full[s]; ok {
-			addAll(ks)
+			add(ks, false)
 			continue
 		}
 		if defined[s] || (!single && pythonBuiltins[s]) {
@@ -133,12 +147,13 @@ func (t *nameTable) lookup(query string) []string {
 			continue
 		}
 		minSegs := 1
-		if first, _, ok := strings.Cut(s, "."); ok && t.libraries[first] {
+		first, _, dotted := strings.Cut(s, ".")
+		if dotted && t.libraries[first] {
 			minSegs = 2
 		}
 		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
-				addAll(ks)
+				add(ks, cand != s && !t.libraries[first])
 				break
 			}
 			i := strings.IndexByte(cand, '.')
@@ -148,5 +163,5 @@ func (t *nameTable) lookup(query string) []string {
 			cand = cand[i+1:]
 		}
 	}
-	return keys
+	return keys, weak
 }
