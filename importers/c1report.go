@@ -101,8 +101,11 @@ func RunC1(poolDir string, runDirs ...string) ([]RunGroup, []RunFailure, error) 
 }
 
 var (
-	excLine  = regexp.MustCompile(`(?m)^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b.*)$`)
-	testLine = regexp.MustCompile(`line \d+, in (test_\w+)`)
+	excLine = regexp.MustCompile(`(?m)^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b.*)$`)
+	// testLine matches a frame, as the harness names it since tracebacks
+	// give the part's own line ("line 40 of the task's test, in test_one")
+	// or as older results give it (`File "_solution.py", line 440, in ...`).
+	testLine = regexp.MustCompile(`line \d+(?: of [^,\n]+)?, in (test_\w+)`)
 )
 
 // failReason returns the last exception line of the result's stderr tail,

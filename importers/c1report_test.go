@@ -27,7 +27,7 @@ func TestRunC1(t *testing.T) {
 		r := evalharness.TaskResult{TaskID: tk.TaskID, Status: evalharness.StatusPass, Passed: true, Index: i}
 		if i == 0 {
 			r = evalharness.TaskResult{TaskID: tk.TaskID, Status: evalharness.StatusWrongAnswer, Label: "WrongLogic", Index: i,
-				Error: "Traceback (most recent call last):\n  File \"_solution.py\", line 40, in test_one\nAssertionError: Expected 0 but got 0.0"}
+				Error: "Traceback (most recent call last):\n  line 40 of the task's test, in test_one\nAssertionError: Expected 0 but got 0.0"}
 		}
 		data, _ := json.Marshal(r)
 		lines = append(lines, string(data))
