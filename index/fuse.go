@@ -6,17 +6,18 @@ import (
 
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall
-// (go-libs §5: weighted RRF k=10, BM25×2, vectors×1).
+// (go-libs §5: weighted RRF, BM25×2, vectors×1). k=5 rather than go-libs'
+// 10: a leg's first places count more against its tail, which the long
+// task queries (description + context code) need; chosen on the nl,
+// smoke and task sets together, with k=5..7 within noise of each other
+// (docs/retrieval.md).
 const (
-	rrfK          = 10.0
+	rrfK          = 5.0
 	lexicalWeight = 2.0
 	vectorWeight  = 1.0
 	// exactBonus is added to the fused score of an API the query names, so
 	// that it ranks above every API found only by the legs.
 	exactBonus = 1000.0
-	// hintBonus is added for an API named only through an unknown receiver
-	// ("df.groupby("): as much as one more first place in the lexical leg.
-	hintBonus = lexicalWeight / (rrfK + 1)
 )
 
 // apiRanking is one leg's ranking of APIs: keys best first, and for each key
@@ -53,9 +54,8 @@ type fused struct {
 
 // fuse combines weighted API rankings with reciprocal rank fusion,
 // score(api) = Σ w_leg / (rrfK + rank_leg(api)), and puts the APIs in
-// exact (in the order given) first; APIs in hinted get hintBonus. Ties
-// keep the first leg's order.
-func fuse(rankings []apiRanking, weights []float64, exact, hinted []string) []fused {
+// exact (in the order given) first. Ties keep the first leg's order.
+func fuse(rankings []apiRanking, weights []float64, exact []string) []fused {
 	byKey := map[string]*fused{}
 	var order []string
 	get := func(key string) *fused {
@@ -75,9 +75,6 @@ func fuse(rankings []apiRanking, weights []float64, exact, hinted []string) []fu
 				f.comps[c] = true
 			}
 		}
-	}
-	for _, key := range hinted {
-		get(key).score += hintBonus
 	}
 	for i, key := range exact {
 		f := get(key)

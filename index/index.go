@@ -546,20 +546,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			weights = append(weights, vectorWeight)
 		}
 	}
-	var exact, hinted []string
+	var exact []string
 	if q.Retriever != Vector {
-		keys, weak := ix.names.lookup(questionLine(q.Text))
-		for _, key := range keys {
+		for _, key := range ix.names.lookup(questionLine(q.Text)) {
 			if b := ix.byKey[key]; b != nil && f.allows(b) && ix.hasComponent(key, f.Components) {
-				if weak[key] {
-					hinted = append(hinted, key)
-				} else {
-					exact = append(exact, key)
-				}
+				exact = append(exact, key)
 			}
 		}
 	}
-	fs := fuse(rankings, weights, exact, hinted)
+	fs := fuse(rankings, weights, exact)
 	if q.Retriever != Vector { // the vector retriever reports the raw leg
 		ix.applyPrior(fs)
 	}

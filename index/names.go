@@ -101,26 +101,17 @@ func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 // that starts with a library ("numpy.fft" is a module, not numpy.fft.fft):
 // such a path matches only whole or as a suffix of two or more segments.
 //
-// weak holds the keys matched only through a receiver the table does not
-// know ("df.groupby(", "ser.expanding()"): the receiver's type is unknown,
-// and such a call is usually the context of the question (the object whose
-// method is asked for), so it is a hint rather than the answer.
-func (t *nameTable) lookup(query string) (keys []string, weak map[string]bool) {
+// Nor does a method called on a receiver the table does not know
+// ("df.groupby(", "ser.expanding()"): the receiver's type is unknown, and
+// such a call is usually the context of the question (the object whose
+// method is asked for); the legs still see its words.
+func (t *nameTable) lookup(query string) []string {
 	toks := identTokenizer{}.Tokenize([]byte(query))
 	defined := definedNames(toks, query)
-	weak = map[string]bool{}
-	strong := map[string]bool{}
-	add := func(ks []string, isWeak bool) {
+	var keys []string
+	add := func(ks []string) {
 		for _, k := range ks {
 			keys = appendUnique(keys, k)
-			if isWeak {
-				if !strong[k] {
-					weak[k] = true
-				}
-			} else {
-				strong[k] = true
-				delete(weak, k)
-			}
 		}
 	}
 	single := len(toks) == 1
@@ -130,7 +121,7 @@ func (t *nameTable) lookup(query string) (keys []string, weak map[string]bool) {
 			s = libraryPrefixes[first] + "." + rest
 		}
 		if ks, ok := t.full[s]; ok {
-			add(ks, false)
+			add(ks)
 			continue
 		}
 		if defined[s] || (!single && pythonBuiltins[s]) {
@@ -153,7 +144,9 @@ func (t *nameTable) lookup(query string) (keys []string, weak map[string]bool) {
 		}
 		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
-				add(ks, cand != s && !t.libraries[first])
+				if cand == s || t.libraries[first] { // not an unknown receiver
+					add(ks)
+				}
 				break
 			}
 			i := strings.IndexByte(cand, '.')
@@ -163,5 +156,5 @@ func (t *nameTable) lookup(query string) (keys []string, weak map[string]bool) {
 			cand = cand[i+1:]
 		}
 	}
-	return keys, weak
+	return keys
 }
