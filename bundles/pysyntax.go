@@ -1,12 +1,15 @@
 package bundles
 
-// CutTopLevel cuts s, a piece of Python source such as a parameter list or
-// call arguments, at the first sep that is outside brackets ((), [], {})
-// and string quotes. found is false, and before is s, when there is none.
-func CutTopLevel(s string, sep byte) (before, after string, found bool) {
+import "strings"
+
+// walkCode calls f for each byte of s, from start on, that is outside
+// string quotes, with the bracket depth ((), [], {}) after that byte, until
+// f returns false. It reads Python source such as parameter lists and call
+// arguments; it is not a tokenizer (comments and triple quotes are not special).
+func walkCode(s string, start int, f func(i, depth int) bool) {
 	depth := 0
 	var quote byte
-	for i := 0; i < len(s); i++ {
+	for i := start; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case quote != 0:
@@ -15,17 +18,35 @@ func CutTopLevel(s string, sep byte) (before, after string, found bool) {
 			} else if c == quote {
 				quote = 0
 			}
+			continue
 		case c == '\'' || c == '"':
 			quote = c
+			continue
 		case c == '(' || c == '[' || c == '{':
 			depth++
 		case c == ')' || c == ']' || c == '}':
 			depth--
-		case c == sep && depth == 0:
-			return s[:i], s[i+1:], true
+		}
+		if !f(i, depth) {
+			return
 		}
 	}
-	return s, "", false
+}
+
+// CutTopLevel cuts s, a piece of Python source such as a parameter list or
+// call arguments, at the first sep that is outside brackets ((), [], {})
+// and string quotes. found is false, and before is s, when there is none.
+// sep must not be a bracket or a quote.
+func CutTopLevel(s string, sep byte) (before, after string, found bool) {
+	before = s
+	walkCode(s, 0, func(i, depth int) bool {
+		if s[i] == sep && depth == 0 {
+			before, after, found = s[:i], s[i+1:], true
+			return false
+		}
+		return true
+	})
+	return before, after, found
 }
 
 // SplitTopLevel splits s at the commas outside brackets and quotes, keeping
@@ -40,4 +61,22 @@ func SplitTopLevel(s string) []string {
 		}
 		s = after
 	}
+}
+
+// MatchBracket returns the index of the bracket that closes the one at
+// s[open], skipping brackets inside string quotes, or -1 when s[open] is
+// not an opening bracket or is never closed.
+func MatchBracket(s string, open int) int {
+	if open < 0 || open >= len(s) || !strings.ContainsRune("([{", rune(s[open])) {
+		return -1
+	}
+	end := -1
+	walkCode(s, open, func(i, depth int) bool {
+		if depth == 0 {
+			end = i
+			return false
+		}
+		return true
+	})
+	return end
 }

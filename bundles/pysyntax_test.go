@@ -35,3 +35,21 @@ func TestCutTopLevel(t *testing.T) {
 		t.Error("CutTopLevel found a separator inside brackets")
 	}
 }
+
+func TestMatchBracket(t *testing.T) {
+	tests := []struct {
+		in   string
+		open int
+		want int
+	}{
+		{"f(a, (b), ')')", 1, 13},
+		{"f(a, [b]", 1, -1},
+		{"x = 1", 0, -1},
+		{"g({'a': [1, 2]})", 1, 15},
+	}
+	for _, tt := range tests {
+		if got := bundles.MatchBracket(tt.in, tt.open); got != tt.want {
+			t.Errorf("MatchBracket(%q, %d) = %d, want %d", tt.in, tt.open, got, tt.want)
+		}
+	}
+}

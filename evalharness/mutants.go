@@ -56,27 +56,8 @@ func targetCall(code, leaf string) (refStart, open, close int, ok bool) {
 		return 0, 0, 0, false
 	}
 	open = loc[1] - 1
-	depth := 0
-	var quote byte
-	for i := open; i < len(code); i++ {
-		c := code[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth == 0 {
-				return loc[0], open, i, true
-			}
-		}
+	if end := bundles.MatchBracket(code, open); end >= 0 {
+		return loc[0], open, end, true
 	}
 	return 0, 0, 0, false
 }

@@ -69,32 +69,11 @@ func parseParam(p string) bundles.Parameter {
 	return out
 }
 
-// matchParen returns the index of the ")" closing the "(" at open, or -1.
+// matchParen returns the index of the ")" closing the "(" at open, or -1
+// (also when a "]" or "}" closes it).
 func matchParen(s string, open int) int {
-	depth := 0
-	var quote byte
-	for i := open; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth == 0 {
-				if c != ')' {
-					return -1
-				}
-				return i
-			}
-		}
+	if end := bundles.MatchBracket(s, open); end >= 0 && s[end] == ')' {
+		return end
 	}
 	return -1
 }
