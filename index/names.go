@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -75,17 +76,28 @@ var pythonBuiltins = map[string]bool{
 }
 
 // definedNames returns the lowercased names the query itself defines: a
-// name right after "def", "class" or "function" ("Write a function
-// `solve(df)`", "def solve(x):"). They are the user's own code, not APIs.
+// signature right after "def" or "class", or after "a function" / "an
+// function" ("Write a function `solve(df)`", "def solve(x):"). They are the
+// user's own code, not APIs; "the function cumsum(" still names one.
 func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 	defined := map[string]bool{}
 	for i := 1; i < len(toks); i++ {
-		switch strings.ToLower(string(toks[i-1].Term)) {
-		case "def", "class", "function":
-			if gap := query[toks[i-1].End:toks[i].Start]; strings.Trim(gap, " `") == "" {
-				defined[strings.ToLower(string(toks[i].Term))] = true
-			}
+		if toks[i].End >= len(query) || query[toks[i].End] != '(' {
+			continue
 		}
+		if gap := query[toks[i-1].End:toks[i].Start]; strings.Trim(gap, " `") != "" {
+			continue
+		}
+		switch strings.ToLower(string(toks[i-1].Term)) {
+		case "def", "class":
+		case "function":
+			if i < 2 || !slices.Contains([]string{"a", "an"}, strings.ToLower(string(toks[i-2].Term))) {
+				continue
+			}
+		default:
+			continue
+		}
+		defined[strings.ToLower(string(toks[i].Term))] = true
 	}
 	return defined
 }

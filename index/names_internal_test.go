@@ -28,6 +28,8 @@ func TestNameTable_Lookup(t *testing.T) {
 		// The query defines solve: the user's function, not scipy's.
 		{"Write a function `solve(a)` that returns the FFT; set `result = solve(a)`", nil},
 		{"def solve(x): return x", nil},
+		{"call the function solve(a, b)", []string{"scipy.linalg.solve@1"}},
+		{"which function `read_csv` option", []string{"pandas.read_csv@2"}},
 		// A module path is not its same-named function.
 		{"call the appropriate function of `numpy.fft`", nil},
 		{"call numpy.fft.fft", []string{"numpy.fft.fft@2"}},
