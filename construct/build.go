@@ -203,6 +203,7 @@ func runBuilder(ctx context.Context, cfg BuildConfig, b *bundles.Bundle) ([]buil
 		Environment: cfg.Env,
 		Files: []sandbox.File{
 			{Path: "main.py", Data: taskgenPy},
+			{Path: "stubs.py", Data: stubsPy},
 			{Path: "input.json", Data: input},
 		},
 		Limits: sandbox.Limits{Wall: cfg.Wall, Memory: 2 << 30},

@@ -228,7 +228,7 @@ func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*eval
 	}
 	res, err := cfg.Runner.Run(ctx, sandbox.Spec{
 		Environment: cfg.Env,
-		Files:       []sandbox.File{{Path: "main.py", Data: llmgenPy}, {Path: "input.json", Data: data}},
+		Files:       []sandbox.File{{Path: "main.py", Data: llmgenPy}, {Path: "stubs.py", Data: stubsPy}, {Path: "input.json", Data: data}},
 		Limits:      sandbox.Limits{Wall: cfg.Wall, Memory: 2 << 30},
 	})
 	if err != nil {

@@ -15,3 +15,9 @@ var taskgenPy []byte
 //
 //go:embed py/llmgen.py
 var llmgenPy []byte
+
+// stubsPy is shared by both scripts (resolving the target and replacing it,
+// with every alias, by a null stub); it is copied beside them into /job.
+//
+//go:embed py/stubs.py
+var stubsPy []byte

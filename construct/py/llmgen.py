@@ -7,11 +7,11 @@
 # real target and fail with both null stubs (zeros_like(first array arg) and
 # None).
 import contextlib
-import importlib
 import io
 import json
-import sys
 import traceback
+
+from stubs import stubbed
 
 SCENARIOS = ["basic_1", "basic_2", "changed_input_1", "changed_input_2", "edge_1", "edge_2"]
 
@@ -48,20 +48,6 @@ def run(src):
     return ns
 
 
-def resolve(api_name):
-    parts = api_name.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            mod = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        parent = mod
-        for p in parts[i:-1]:
-            parent = getattr(parent, p)
-        return parent, parts[-1], getattr(parent, parts[-1])
-    raise ImportError("cannot import any prefix of " + api_name)
-
-
 def zeros_stub(*a, **k):
     import numpy as np
     for x in list(a) + list(k.values()):
@@ -72,42 +58,6 @@ def zeros_stub(*a, **k):
 
 def none_stub(*a, **k):
     return None
-
-
-@contextlib.contextmanager
-def stubbed(api_name, stub):
-    """Replace the target and every alias of it in its packages by stub."""
-    parent, leaf, orig = resolve(api_name)
-    tops = {getattr(parent, "__name__", "").split(".")[0], (getattr(orig, "__module__", None) or "").split(".")[0]}
-    patched = []
-    for name, m in list(sys.modules.items()):
-        if m is None or name.split(".")[0] not in tops:
-            continue
-        try:
-            items = list(vars(m).items())
-        except Exception:
-            continue
-        for attr, val in items:
-            if val is orig:
-                try:
-                    setattr(m, attr, stub)
-                    patched.append((m, attr))
-                except Exception:
-                    pass
-    try:
-        if getattr(parent, leaf) is orig:
-            setattr(parent, leaf, stub)
-            patched.append((parent, leaf))
-    except Exception:
-        pass
-    try:
-        yield
-    finally:
-        for obj, attr in patched:
-            try:
-                setattr(obj, attr, orig)
-            except Exception:
-                pass
 
 
 def describe(v):

@@ -6,30 +6,15 @@
 # result's description and the assertions that hold on two reference runs
 # and fail when the target is replaced by a null stub.
 import ast
-import copy
-import importlib
 import io
 import json
 import math
 import contextlib
-import sys
 import traceback
 
+from stubs import stubbed
+
 MAX_ITEMS = 60
-
-
-def resolve(api_name):
-    parts = api_name.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            mod = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        parent = mod
-        for p in parts[i:-1]:
-            parent = getattr(parent, p)
-        return parent, parts[-1], getattr(parent, parts[-1])
-    raise ImportError("cannot import any prefix of " + api_name)
 
 
 def is_target_call(node, leaf):
@@ -150,54 +135,6 @@ def holds(expr, ns):
         return False
 
 
-class Stub:
-    """Replaces the target (every alias) with a null stub while active."""
-
-    def __init__(self, api_name):
-        self.parent, self.leaf, self.orig = resolve(api_name)
-        self.patched = []
-
-    def __enter__(self):
-        orig = self.orig
-        if isinstance(orig, type):
-            def stub(*a, **k):
-                return None
-        else:
-            def stub(*a, **k):
-                return None
-        tops = {self.parent.__name__.split(".")[0] if hasattr(self.parent, "__name__") else "",
-                (getattr(orig, "__module__", None) or "").split(".")[0]}
-        for name, m in list(sys.modules.items()):
-            if m is None or name.split(".")[0] not in tops:
-                continue
-            try:
-                items = list(vars(m).items())
-            except Exception:
-                continue
-            for attr, val in items:
-                if val is orig:
-                    try:
-                        setattr(m, attr, stub)
-                        self.patched.append((m, attr))
-                    except Exception:
-                        pass
-        try:
-            if getattr(self.parent, self.leaf) is orig:
-                setattr(self.parent, self.leaf, stub)
-                self.patched.append((self.parent, self.leaf))
-        except Exception:
-            pass
-        return self
-
-    def __exit__(self, *exc):
-        for obj, attr in self.patched:
-            try:
-                setattr(obj, attr, self.orig)
-            except Exception:
-                pass
-        return False
-
-
 def names_in(node):
     return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
 
@@ -244,7 +181,7 @@ def build(api, code):
         return None, "no result"
     cands = assertions("result", ns1["result"])
     try:
-        with Stub(api["api_name"]):
+        with stubbed(api["api_name"], lambda *a, **k: None):
             try:
                 nss = run(ref, {"__name__": "__main__"})
             except Exception:
