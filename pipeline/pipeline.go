@@ -247,7 +247,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Index.
-	if fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) { // CURRENT names the live generation
+	if Fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) { // CURRENT names the live generation
 		mark(sum.Stages, "index", false)
 	} else {
 		log.Info("stage: index build", "bundles", len(all))
@@ -258,7 +258,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Retrieval evaluation over the tasks' queries (description + context, §6).
-	if len(tasks) > 0 && fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && fresh(p.Retrieval, p.Tasks) {
+	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) {
 		var rep index.EvalReport
 		if err := readJSONFile(p.Retrieval, &rep); err != nil {
 			return sum, fmt.Errorf("stage retrieval: %w", err)
@@ -331,8 +331,10 @@ func readOr[T any](path string, make func() (T, error), read func(string) (T, er
 	return make()
 }
 
-// fresh reports whether out exists and is newer than in.
-func fresh(out, in string) bool {
+// Fresh reports whether out exists and is at least as new as in: the
+// rule by which every stage (here and in `novelapi tasks build`) reuses
+// its output.
+func Fresh(out, in string) bool {
 	o, err := os.Stat(out)
 	if err != nil {
 		return false

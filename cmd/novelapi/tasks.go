@@ -12,6 +12,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pipeline"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -92,7 +93,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		tasks []*evalharness.Task
 		bsum  construct.BuildSummary
 	)
-	if reusable(cfg.out, cfg.bundles) && !cfg.rebuild {
+	if pipeline.Fresh(cfg.out, cfg.bundles) && !cfg.rebuild {
 		// A rerun resumes: the tasks stay, call records and C1 verdicts
 		// already written are reused below.
 		if tasks, err = evalharness.LoadTasks(cfg.out, evalharness.LoadOptions{}); err != nil {
@@ -154,16 +155,6 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	}
 	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
 	return nil
-}
-
-// reusable reports whether out exists and is at least as new as in.
-func reusable(out, in string) bool {
-	o, err := os.Stat(out)
-	if err != nil {
-		return false
-	}
-	i, err := os.Stat(in)
-	return err == nil && !o.ModTime().Before(i.ModTime())
 }
 
 // countList formats counts as "a 3, b 5", keys sorted.
