@@ -216,6 +216,8 @@ func (s *Server) storeResult(ctx context.Context) (Store, *catalog, *mcp.CallToo
 	switch {
 	case err == nil:
 		return st, cat, nil
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return nil, nil, mcp.NewToolResultError("The call was cancelled while the novelapi index was loading: " + err.Error())
 	case errors.Is(err, errNotReady):
 		return nil, nil, mcp.NewToolResultError(fmt.Sprintf(
 			"The novelapi index is still loading (%.0fs since start). Retry this call in a few seconds.",

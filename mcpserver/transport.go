@@ -25,11 +25,13 @@ const (
 // ctx ends or in reaches EOF. Nothing but JSON-RPC is written to out; the
 // transport's own errors go to the server's logger (scenario T22). It uses
 // Listen rather than mcp-go's ServeStdio, which installs its own signal
-// handler (style.md §4).
+// handler (style.md §4). Requests read before EOF are answered before it
+// returns (see [DrainTimeout]).
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	err := ss.Listen(ctx, in, out)
+	d := newDrain(ctx, in, out)
+	err := ss.Listen(ctx, d, d)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
