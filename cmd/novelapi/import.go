@@ -9,6 +9,7 @@ import (
 	"github.com/novelapi/novelapi/importers"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -33,21 +34,29 @@ func printStats(g *globals, st importers.Stats, asJSON bool) error {
 	return err
 }
 
-func newImportArenaCmd(g *globals) *cobra.Command {
+// newImportPoolCmd is one `novelapi import <format>` command: flags (which
+// register adds) plus --out and --json, then run writes the pool into --out
+// and the figures are printed. need names the flags run requires besides
+// --out; check reports whether they are set.
+func newImportPoolCmd(g *globals, use, short string, args cobra.PositionalArgs, register func(*pflag.FlagSet),
+	need string, check func() bool, run func(args []string, out string) (importers.Stats, error)) *cobra.Command {
 	var (
-		cfg    importers.ArenaConfig
 		out    string
 		asJSON bool
 	)
+	name := strings.Fields(use)[0]
 	cmd := &cobra.Command{
-		Use:   "codeupdatearena FILE --out DIR",
-		Short: "Import CodeUpdateArena's arena.jsonl (updates as bundles, examples as tasks)",
-		Args:  cobra.ExactArgs(1),
+		Use:   use,
+		Short: short,
+		Args:  args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("import codeupdatearena: --out is required")
+			if out == "" || (check != nil && !check()) {
+				if need == "" {
+					return usagef("import %s: --out is required", name)
+				}
+				return usagef("import %s: %s--out are required", name, need)
 			}
-			st, err := importers.ImportCodeUpdateArena(args[0], out, cfg)
+			st, err := run(args, out)
 			if err != nil {
 				return err
 			}
@@ -55,73 +64,52 @@ func newImportArenaCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	register(f)
 	f.StringVar(&out, "out", "", "output directory")
-	f.StringVar(&cfg.Environment, "env", importers.ArenaEnvironment, "environment the tasks name")
-	f.StringSliceVar(&cfg.SkipPackages, "skip-packages", nil, "packages whose examples are listed as skipped, e.g. torch")
-	f.StringVar(&cfg.SkipReason, "skip-reason", "", "reason recorded for skipped packages")
 	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
 	return cmd
+}
+
+func newImportArenaCmd(g *globals) *cobra.Command {
+	var cfg importers.ArenaConfig
+	return newImportPoolCmd(g, "codeupdatearena FILE --out DIR",
+		"Import CodeUpdateArena's arena.jsonl (updates as bundles, examples as tasks)", cobra.ExactArgs(1),
+		func(f *pflag.FlagSet) {
+			f.StringVar(&cfg.Environment, "env", importers.ArenaEnvironment, "environment the tasks name")
+			f.StringSliceVar(&cfg.SkipPackages, "skip-packages", nil, "packages whose examples are listed as skipped, e.g. torch")
+			f.StringVar(&cfg.SkipReason, "skip-reason", "", "reason recorded for skipped packages")
+		}, "", nil,
+		func(args []string, out string) (importers.Stats, error) {
+			return importers.ImportCodeUpdateArena(args[0], out, cfg)
+		})
 }
 
 func newImportPriCoderCmd(g *globals) *cobra.Command {
-	var (
-		cfg    importers.PriCoderConfig
-		out    string
-		asJSON bool
-	)
-	cmd := &cobra.Command{
-		Use:   "pricoder --tasks T --docs D --library NAME --out DIR",
-		Short: "Import a PriCoder-style pool (tasks with api_list plus API docs)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfg.TasksPath == "" || cfg.DocsPath == "" || cfg.Library == "" || out == "" {
-				return usagef("import pricoder: --tasks, --docs, --library and --out are required")
-			}
-			st, err := importers.ImportPriCoder(out, cfg)
-			if err != nil {
-				return err
-			}
-			return printStats(g, st, asJSON)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&cfg.TasksPath, "tasks", "", "tasks JSONL (id, task, prompt, canonical_solution, test, api_list)")
-	f.StringVar(&cfg.DocsPath, "docs", "", "API docs JSONL (qualname, signature, docstring, code)")
-	f.StringVar(&cfg.Library, "library", "", "library key of the bundles and tasks")
-	f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default: the library's)")
-	f.StringVar(&cfg.Domain, "domain", "", "protocol domain of the bundles and tasks")
-	f.StringVar(&out, "out", "", "output directory")
-	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
-	return cmd
+	var cfg importers.PriCoderConfig
+	return newImportPoolCmd(g, "pricoder --tasks T --docs D --library NAME --out DIR",
+		"Import a PriCoder-style pool (tasks with api_list plus API docs)", cobra.NoArgs,
+		func(f *pflag.FlagSet) {
+			f.StringVar(&cfg.TasksPath, "tasks", "", "tasks JSONL (id, task, prompt, canonical_solution, test, api_list)")
+			f.StringVar(&cfg.DocsPath, "docs", "", "API docs JSONL (qualname, signature, docstring, code)")
+			f.StringVar(&cfg.Library, "library", "", "library key of the bundles and tasks")
+			f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default: the library's)")
+			f.StringVar(&cfg.Domain, "domain", "", "protocol domain of the bundles and tasks")
+		}, "--tasks, --docs, --library and ",
+		func() bool { return cfg.TasksPath != "" && cfg.DocsPath != "" && cfg.Library != "" },
+		func(_ []string, out string) (importers.Stats, error) { return importers.ImportPriCoder(out, cfg) })
 }
 
 func newImportHumanEvalCmd(g *globals) *cobra.Command {
-	var (
-		cfg    importers.HumanEvalConfig
-		out    string
-		asJSON bool
-	)
-	cmd := &cobra.Command{
-		Use:   "humaneval FILE --out DIR",
-		Short: "Import a HumanEval-style pool (no target API: the spy requirement is off)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("import humaneval: --out is required")
-			}
-			st, err := importers.ImportHumanEval(args[0], out, cfg)
-			if err != nil {
-				return err
-			}
-			return printStats(g, st, asJSON)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default trixie-sci)")
-	f.StringVar(&cfg.Library, "library", "", "library key of the tasks (default humaneval)")
-	f.StringVar(&out, "out", "", "output directory")
-	f.BoolVar(&asJSON, "json", false, "print the import figures as JSON")
-	return cmd
+	var cfg importers.HumanEvalConfig
+	return newImportPoolCmd(g, "humaneval FILE --out DIR",
+		"Import a HumanEval-style pool (no target API: the spy requirement is off)", cobra.ExactArgs(1),
+		func(f *pflag.FlagSet) {
+			f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default trixie-sci)")
+			f.StringVar(&cfg.Library, "library", "", "library key of the tasks (default humaneval)")
+		}, "", nil,
+		func(args []string, out string) (importers.Stats, error) {
+			return importers.ImportHumanEval(args[0], out, cfg)
+		})
 }
 
 func newImportCheckCmd(g *globals) *cobra.Command {
