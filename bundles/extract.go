@@ -372,6 +372,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 		Environment: cfg.Env,
 		Files: []sandbox.File{
 			{Path: "extract.py", Data: script("extract.py")},
+			{Path: "pyobj.py", Data: script("pyobj.py")},
 			{Path: "batch.json", Data: data},
 		},
 		Argv: []string{"python3", "-I", "-B", sandbox.JobDir + "/extract.py", sandbox.JobDir + "/batch.json",

@@ -102,7 +102,7 @@ var ErrLibraryMissing = errors.New("bundles: library not importable in environme
 func Introspect(ctx context.Context, runner sandbox.Runner, env *sandbox.Environment, importName, dist string) (*Surface, error) {
 	spec := sandbox.Spec{
 		Environment: env,
-		Files:       []sandbox.File{{Path: "introspect.py", Data: script("introspect.py")}},
+		Files:       []sandbox.File{{Path: "introspect.py", Data: script("introspect.py")}, {Path: "pyobj.py", Data: script("pyobj.py")}},
 		Argv:        []string{"python3", "-I", "-B", sandbox.JobDir + "/introspect.py", importName, dist, sandbox.OutDir + "/surface.json"},
 		Env:         threadEnv,
 		Limits:      IntrospectLimits,

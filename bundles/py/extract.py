@@ -31,6 +31,9 @@ import textwrap
 import traceback
 import warnings
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script dir out
+from pyobj import code_target  # noqa: E402
+
 NUMPY_HEADERS = {"parameters", "other parameters", "returns", "yields", "raises", "see also",
                  "notes", "references", "examples", "attributes", "methods", "warns",
                  "warnings", "receives", "example"}
@@ -74,19 +77,6 @@ def resolve(api_name):
         else:
             obj = getattr(obj, name)
     return obj, mod, owner if inspect.isclass(owner) else None
-
-
-def code_target(obj):
-    target = obj
-    try:
-        target = inspect.unwrap(obj)
-    except Exception:  # noqa: BLE001
-        pass
-    if isinstance(target, property):
-        target = target.fget
-    if not (inspect.isroutine(target) or inspect.isclass(target)):
-        target = type(target)
-    return target
 
 
 # ---------------------------------------------------------------- docstrings

@@ -26,6 +26,9 @@ import sys
 import traceback
 import warnings
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script dir out
+from pyobj import code_target  # noqa: E402
+
 SKIP_PARTS = (".tests", ".testing", ".test", ".compat", ".conftest", ".benchmarks",
               ".experimental._", ".distutils", ".setup", ".version")
 
@@ -179,16 +182,7 @@ def signature_of(obj, kind):
 
 
 def source_of(obj):
-    target = obj
-    try:
-        target = inspect.unwrap(obj)
-    except Exception:  # noqa: BLE001
-        pass
-    if isinstance(target, property):
-        target = target.fget
-    if not (inspect.isroutine(target) or inspect.isclass(target)):
-        # An instance (e.g. a scipy.stats distribution): its class holds the code.
-        target = type(target)
+    target = code_target(obj)
     try:
         path = inspect.getsourcefile(target)
     except (TypeError, OSError):
