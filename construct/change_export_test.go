@@ -1,0 +1,7 @@
+package construct
+
+// ParseSignature is parseSignature, for tests.
+var ParseSignature = parseSignature
+
+// SameDefault is sameDefault, for tests.
+var SameDefault = sameDefault

@@ -1,0 +1,213 @@
+package construct_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/construct"
+)
+
+// Signatures below are real: str(inspect.signature(...)) and the
+// introspected ParameterInfo (str of defaults) printed in the bookworm-sci
+// (numpy 1.24.2, pandas 1.5.3) and trixie-sci (numpy 2.2.4, pandas 2.2.3)
+// environments.
+const (
+	sortOld    = `[{"name":"a","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"axis","annotation":null,"default":"-1","kind":"POSITIONAL_OR_KEYWORD"},{"name":"kind","annotation":null,"default":"None","kind":"POSITIONAL_OR_KEYWORD"},{"name":"order","annotation":null,"default":"None","kind":"POSITIONAL_OR_KEYWORD"}]`
+	sortNew    = `(a, axis=-1, kind=None, order=None, *, stable=None)`
+	reshapeOld = `[{"name":"a","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"newshape","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"order","annotation":null,"default":"C","kind":"POSITIONAL_OR_KEYWORD"}]`
+	reshapeNew = `(a, /, shape=None, order='C', *, newshape=None, copy=None)`
+	applyOld   = `[{"name":"self","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"func","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"convert_dtype","annotation":null,"default":"True","kind":"POSITIONAL_OR_KEYWORD"},{"name":"args","annotation":null,"default":"()","kind":"POSITIONAL_OR_KEYWORD"},{"name":"kwargs","annotation":null,"default":null,"kind":"VAR_KEYWORD"}]`
+	applyNew   = `(self, func: 'AggFuncType', convert_dtype: 'bool | lib.NoDefault' = <no_default>, args: 'tuple[Any, ...]' = (), *, by_row: "Literal[False, 'compat']" = 'compat', **kwargs) -> 'DataFrame | Series'`
+	pivotOld   = `[{"name":"self","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"index","annotation":null,"default":"None","kind":"KEYWORD_ONLY"},{"name":"columns","annotation":null,"default":"None","kind":"KEYWORD_ONLY"},{"name":"values","annotation":null,"default":"None","kind":"KEYWORD_ONLY"}]`
+	pivotNew   = `(self, *, columns, index=<no_default>, values=<no_default>) -> 'DataFrame'`
+)
+
+func modified(t testing.TB, oldParams, newSig string) *bundles.Bundle {
+	t.Helper()
+	b := &bundles.Bundle{IsModified: true, Provenance: &bundles.Provenance{Signature: newSig}}
+	if err := json.Unmarshal([]byte(oldParams), &b.OldParameters); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSignatureChange(t *testing.T) {
+	type list = []string
+	tests := []struct {
+		name                                   string
+		b                                      *bundles.Bundle
+		added, defaults, kinds, moved, removed list
+		params, keyword                        list
+	}{
+		{name: "NumpySortAddsKeywordOnly", b: modified(t, sortOld, sortNew),
+			added: list{"stable"}, params: list{"stable"}, keyword: list{"stable"}},
+		{name: "NumpyReshape", b: modified(t, reshapeOld, reshapeNew),
+			added: list{"shape", "copy"}, defaults: list{"newshape"}, kinds: list{"a", "newshape"},
+			params: list{"a", "shape", "newshape", "copy"}, keyword: list{"shape", "newshape", "copy"}},
+		{name: "PandasMethodSelfDropped", b: modified(t, applyOld, applyNew),
+			added: list{"by_row"}, defaults: list{"convert_dtype"},
+			params: list{"convert_dtype", "by_row"}, keyword: list{"convert_dtype", "by_row"}},
+		{name: "PandasPivotDefaults", b: modified(t, pivotOld, pivotNew),
+			defaults: list{"columns", "index", "values"},
+			params:   list{"columns", "index", "values"}, keyword: list{"columns", "index", "values"}},
+		{name: "InsertedPositional", b: modified(t,
+			`[{"name":"x","default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"n","default":"1","kind":"POSITIONAL_OR_KEYWORD"},{"name":"old","default":"0","kind":"POSITIONAL_OR_KEYWORD"}]`,
+			`(x, axis=0, n=1)`),
+			added: list{"axis"}, moved: list{"n"}, removed: list{"old"},
+			params: list{"axis", "n"}, keyword: list{"axis"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, ok := construct.SignatureChange(tt.b)
+			if !ok {
+				t.Fatal("SignatureChange: ok = false")
+			}
+			for _, f := range []struct {
+				what      string
+				got, want list
+			}{
+				{"Added", c.Added, tt.added}, {"DefaultChanged", c.DefaultChanged, tt.defaults},
+				{"KindChanged", c.KindChanged, tt.kinds}, {"Moved", c.Moved, tt.moved},
+				{"Removed", c.Removed, tt.removed}, {"Params()", c.Params(), tt.params},
+				{"KeywordParams()", c.KeywordParams(), tt.keyword},
+			} {
+				if !slices.Equal(f.got, f.want) {
+					t.Errorf("%s = %q, want %q", f.what, f.got, f.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSignatureChange_Unknown(t *testing.T) {
+	newAPI := modified(t, sortOld, sortNew)
+	newAPI.IsModified = false
+	noOld := modified(t, `[]`, sortNew)
+	for name, b := range map[string]*bundles.Bundle{"NotModified": newAPI, "NoOldSignature": noOld,
+		"NoNewSignature": {IsModified: true, OldParameters: noOld.OldParameters}} {
+		if _, ok := construct.SignatureChange(b); ok {
+			t.Errorf("%s: ok = true, want false", name)
+		}
+	}
+}
+
+// Bundles in the published format have no Provenance.Signature: S_param
+// (repr defaults, no self/args/kwargs) stands in, and an empty
+// old_parameters falls back to old_signature (pandas.read_csv in the
+// published pool).
+func TestSignatureChange_PublishedFormat(t *testing.T) {
+	str := func(s string) *string { return &s }
+	apply := modified(t, applyOld, "")
+	apply.Provenance = nil
+	apply.SParam = []bundles.Parameter{{Name: "func"}, {Name: "convert_dtype", Default: str("<no_default>")}, {Name: "by_row", Default: str("'compat'")}}
+	c, ok := construct.SignatureChange(apply)
+	if !ok || !slices.Equal(c.Added, []string{"by_row"}) || !slices.Equal(c.DefaultChanged, []string{"convert_dtype"}) || len(c.Removed) != 0 || len(c.KindChanged) != 0 {
+		t.Errorf("Series.apply from S_param: %+v, %v; want by_row added, convert_dtype's default changed, nothing removed", c, ok)
+	}
+	oldSig := "(filepath_or_buffer, sep=',', dtype=None, engine=None, **kwds)"
+	csv := &bundles.Bundle{IsModified: true, OldSignature: &oldSig, OldParameters: []bundles.ParamInfo{}, SParam: []bundles.Parameter{
+		{Name: "filepath_or_buffer"}, {Name: "sep", Default: str("','")}, {Name: "dtype", Default: str("None")},
+		{Name: "dtype_backend", Default: str("<no_default>")}, {Name: "engine", Default: str("None")}}}
+	c, ok = construct.SignatureChange(csv)
+	if !ok || !slices.Equal(c.Added, []string{"dtype_backend"}) || len(c.DefaultChanged)+len(c.Removed) != 0 {
+		t.Errorf("read_csv from old_signature: %+v, %v; want only dtype_backend added", c, ok)
+	}
+}
+
+func TestChange_Exercised(t *testing.T) {
+	tests := []struct {
+		name, old, sig string
+		keywords       []string
+		positional     int
+		want           []string
+	}{
+		{"NewKeyword", sortOld, sortNew, []string{"stable"}, 1, []string{"stable"}},
+		{"UnchangedKeyword", sortOld, sortNew, []string{"axis"}, 1, nil},
+		{"AllOldPositionals", sortOld, sortNew, nil, 4, nil},
+		{"PositionalOnAddedParam", reshapeOld, reshapeNew, nil, 2, []string{"shape"}},
+		{"BecamePositionalOnlyNotCounted", reshapeOld, reshapeNew, nil, 1, nil},
+		{"BecameKeywordOnly", reshapeOld, reshapeNew, []string{"newshape"}, 1, []string{"newshape"}},
+		{"MethodReceiverNotCounted", applyOld, applyNew, nil, 1, nil},
+		{"MethodChangedDefaultPositional", applyOld, applyNew, nil, 2, []string{"convert_dtype"}},
+		{"MethodAddedKeyword", applyOld, applyNew, []string{"by_row"}, 1, []string{"by_row"}},
+		{"UnknownKeywordToUnchangedKwargs", applyOld, applyNew, []string{"na_action"}, 1, nil},
+		{"KeywordOnlyDefaultChanged", pivotOld, pivotNew, []string{"columns", "values"}, 0, []string{"columns", "values"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, ok := construct.SignatureChange(modified(t, tt.old, tt.sig))
+			if !ok {
+				t.Fatal("SignatureChange: ok = false")
+			}
+			if got := c.Exercised(tt.keywords, tt.positional); !slices.Equal(got, tt.want) {
+				t.Errorf("Exercised(%q, %d) = %q, want %q", tt.keywords, tt.positional, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSignature(t *testing.T) {
+	type p struct{ name, kind, def string }
+	tests := []struct {
+		name, sig string
+		want      []p
+	}{
+		{"Markers", "(x, /, *, axis=0)", []p{{"x", "POSITIONAL_ONLY", ""}, {"axis", "KEYWORD_ONLY", "0"}}},
+		{"AnnotatedWithReturn", applyNew, []p{{"self", "POSITIONAL_OR_KEYWORD", ""}, {"func", "POSITIONAL_OR_KEYWORD", ""},
+			{"convert_dtype", "POSITIONAL_OR_KEYWORD", "<no_default>"}, {"args", "POSITIONAL_OR_KEYWORD", "()"},
+			{"by_row", "KEYWORD_ONLY", "'compat'"}, {"kwargs", "VAR_KEYWORD", ""}}},
+		{"VarPositional", "(*arrays, axis=0, out=None)", []p{{"arrays", "VAR_POSITIONAL", ""}, {"axis", "KEYWORD_ONLY", "0"}, {"out", "KEYWORD_ONLY", "None"}}},
+		{"Empty", "()", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, ok := construct.ParseSignature(tt.sig)
+			if !ok {
+				t.Fatalf("ParseSignature(%q): ok = false", tt.sig)
+			}
+			var got []p
+			for _, x := range ps {
+				d := ""
+				if x.Default != nil {
+					d = *x.Default
+				}
+				got = append(got, p{x.Name, x.Kind, d})
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("ParseSignature(%q) = %v, want %v", tt.sig, got, tt.want)
+			}
+		})
+	}
+	if _, ok := construct.ParseSignature("x, y"); ok {
+		t.Error(`ParseSignature("x, y"): ok = true, want false`)
+	}
+}
+
+func TestSameDefault(t *testing.T) {
+	tests := []struct {
+		name, str, repr string
+		want            bool
+	}{
+		{"Equal", "None", "None", true},
+		{"QuotedString", "C", "'C'", true},
+		{"NumpyScalar", "1.0", "np.float64(1.0)", true},
+		{"Enum", "Color.RED", "<Color.RED: 1>", true},
+		{"PandasSentinel", "_NoDefault.no_default", "<no_default>", true},
+		{"Address", "<function f at 0x7f00aa>", "<function f at 0x7f11bb>", true},
+		{"Changed", "None", "<no_default>", false},
+		{"Changed2", "True", "'compat'", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := construct.SameDefault(&tt.str, &tt.repr); got != tt.want {
+				t.Errorf("SameDefault(%q, %q) = %v, want %v", tt.str, tt.repr, got, tt.want)
+			}
+		})
+	}
+	d := "None"
+	if construct.SameDefault(nil, &d) || !construct.SameDefault(nil, nil) {
+		t.Error("SameDefault: a default that appears is a change; two missing ones are not")
+	}
+}
