@@ -20,6 +20,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -37,6 +38,8 @@ const (
 // (sandbox-spec §4.4).
 type dockerAPI interface {
 	Ping(ctx context.Context) (types.Ping, error)
+	Info(ctx context.Context) (system.Info, error)
+	DaemonHost() string
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	ContainerCreate(ctx context.Context, cfg *container.Config, hc *container.HostConfig, nc *network.NetworkingConfig, p *ocispec.Platform, name string) (container.CreateResponse, error)
 	CopyToContainer(ctx context.Context, id, dst string, content io.Reader, opts container.CopyToContainerOptions) error
@@ -56,6 +59,9 @@ type dockerAPI interface {
 type DockerConfig struct {
 	// Log receives warnings (sweeps, cleanup failures); nil means slog.Default().
 	Log *slog.Logger
+	// CgroupRoot is where the host's cgroup hierarchy is mounted; "" means
+	// /sys/fs/cgroup. It is read only when the engine is local.
+	CgroupRoot string
 }
 
 // Docker runs programs in one container per run from the environment's
@@ -67,13 +73,23 @@ type DockerConfig struct {
 // user 65534:65534. Containers carry LabelManaged and are force-removed
 // with their volumes after every run.
 //
-// CPU time and peak memory are not reported (0): the engine drops a
-// container's cgroup when it exits. A pids-limit hit is not detected either.
+// CPU time, peak memory and pids-limit hits are measured from outside the
+// container, from a parent cgroup that novelapi creates per run and removes
+// afterwards (the engine removes the container's own cgroup when it exits),
+// when the engine is local (unix socket), uses the cgroupfs driver and its
+// cgroups are the ones mounted at DockerConfig.CgroupRoot. Elsewhere (a
+// remote engine, the systemd driver, another OS) Result.CPU and PeakMem are
+// 0 (unknown) and PIDLimitHit false, with no error. On cgroup v1, and on v2
+// kernels whose pids.events is not hierarchical, PIDLimitHit means the
+// container's process count reached the pids limit (pids.peak): the kernel
+// records the refused fork only in the container's cgroup, which is gone by
+// then.
 //
 // A Docker is safe for concurrent use; Close releases the client.
 type Docker struct {
 	cli dockerAPI
 	log *slog.Logger
+	cg  *dockerCgroups // nil: CPU, peak memory and pids hits are not measured
 }
 
 var _ Runner = (*Docker)(nil)
@@ -103,7 +119,28 @@ func newDocker(cli dockerAPI, cfg DockerConfig) (*Docker, error) {
 	}
 	d := &Docker{cli: cli, log: log}
 	d.sweep(ctx)
+	d.cg = d.openCgroups(ctx, cfg.CgroupRoot)
 	return d, nil
+}
+
+// openCgroups returns the host cgroups the engine's containers land in, or
+// nil (logged once at Info) when they cannot be read from here. It sweeps
+// the parents left by dead harnesses.
+func (d *Docker) openCgroups(ctx context.Context, root string) *dockerCgroups {
+	info, err := d.cli.Info(ctx)
+	if err != nil {
+		d.log.Info("sandbox: docker: CPU time, peak memory and pids-limit hits not measured", "reason", fmt.Sprintf("engine info: %v", err))
+		return nil
+	}
+	cg, err := openDockerCgroups(root, d.cli.DaemonHost(), info.CgroupDriver, info.CgroupVersion)
+	if err != nil {
+		d.log.Info("sandbox: docker: CPU time, peak memory and pids-limit hits not measured", "reason", err.Error())
+		return nil
+	}
+	if n := cg.sweep(d.log); n > 0 {
+		d.log.Info("sandbox: docker: removed leftover run cgroups", "count", n)
+	}
+	return cg
 }
 
 // Name returns "docker".
@@ -217,6 +254,22 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 			Ulimits:    ulimits,
 		},
 	}
+	var cg *dockerRun
+	if d.cg != nil {
+		if c, cerr := d.cg.create(); cerr != nil {
+			d.log.Warn("sandbox: docker: run cgroup; CPU time, peak memory and pids-limit hit not measured", "err", cerr)
+		} else {
+			cg = c
+			hc.CgroupParent = cg.parent
+			// Deferred before the container's removal, so it runs after it:
+			// the parent can go only once the container's cgroup has.
+			defer func() {
+				if err := cg.remove(); err != nil {
+					d.log.Warn("sandbox: docker: remove run cgroup", "err", err)
+				}
+			}()
+		}
+	}
 	created, err := d.cli.ContainerCreate(ctx, cfg, hc, nil, nil, "")
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: docker: create container: %w", err))
@@ -316,6 +369,11 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		if !haveExit {
 			exitCode = int64(info.State.ExitCode)
 		}
+	}
+	// Every process of the container has exited (the kernel reaps a PID
+	// namespace before its init is reported gone), so the counters are final.
+	if cg != nil && !cg.apply(&res, lim.PIDs) {
+		d.log.Warn("sandbox: docker: the run cgroup saw nothing of the container; CPU time, peak memory and pids-limit hit not measured", "cgroup", cg.parent)
 	}
 	res.Outputs = d.outputs(ictx, id, lim.StreamCap)
 	res.TimedOut = timedOut.Load()

@@ -129,11 +129,32 @@ func Conformance(t *testing.T, r sandbox.Runner, env *sandbox.Environment) {
 		// A low pids limit keeps the case quick on a loaded host (forks of a
 		// Python process are slow); the default of 64 behaves the same.
 		{name: "ForkBomb", script: "fork_bomb.py", limits: sandbox.Limits{Wall: 3 * time.Second, PIDs: 8}, check: func(t *testing.T, r sandbox.Result) {
-			if !r.TimedOut && !r.PIDLimitHit {
-				t.Errorf("fork bomb neither timed out nor hit the pids limit (%s)", describe(r))
+			if !r.PIDLimitHit {
+				t.Errorf("PIDLimitHit = false; want true (%s)", describe(r))
 			}
-			if r.Backend == "bwrap" && !r.PIDLimitHit {
-				t.Errorf("PIDLimitHit = false; want true on bwrap (%s)", describe(r))
+		}},
+		{name: "PIDLimitHit", script: "fork_until_refused.py", limits: sandbox.Limits{Wall: 20 * time.Second, PIDs: 8}, check: func(t *testing.T, r sandbox.Result) {
+			if !r.PIDLimitHit || r.LimitHit != "pids" || r.TimedOut || r.ExitCode != 0 {
+				t.Errorf("PIDLimitHit = %v, LimitHit = %q, TimedOut = %v, exit %d; want true, pids, false, 0 (%s)", r.PIDLimitHit, r.LimitHit, r.TimedOut, r.ExitCode, describe(r))
+			}
+		}},
+		// Result.CPU and PeakMem are measured by every backend from outside
+		// the sandbox (the program could print anything).
+		{name: "CPUTime", script: "cpu_burn.py", check: func(t *testing.T, r sandbox.Result) {
+			wantExit(t, r, 0)
+			if r.CPU < 300*time.Millisecond {
+				t.Errorf("CPU = %v; want at least 300ms for a program that burns 0.5s of CPU (%s)", r.CPU, describe(r))
+			}
+			// One CPU: the program cannot use more CPU time than wall time
+			// (plus the sandbox's own set-up, which may precede the wall clock).
+			if limit := r.Wall + time.Second; r.CPU > limit {
+				t.Errorf("CPU = %v; want at most wall + 1s = %v (%s)", r.CPU, limit, describe(r))
+			}
+		}},
+		{name: "PeakMemory", script: "memory_peak.py", check: func(t *testing.T, r sandbox.Result) {
+			wantExit(t, r, 0)
+			if r.PeakMem < 150<<20 || r.PeakMem > r.Limits.Memory {
+				t.Errorf("PeakMem = %d MiB; want between 150 MiB and the limit %d MiB for a program holding 200 MiB (%s)", r.PeakMem>>20, r.Limits.Memory>>20, describe(r))
 			}
 		}},
 		{name: "StdoutFlood", script: "stdout_flood.py", limits: sandbox.Limits{Wall: 20 * time.Second, OutputKill: 16 << 20}, check: func(t *testing.T, r sandbox.Result) {
@@ -250,6 +271,10 @@ func Conformance(t *testing.T, r sandbox.Runner, env *sandbox.Environment) {
 				t.Errorf("Backend = %q; want %q", res.Backend, r.Name())
 			}
 			t.Logf("%s", describe(res))
+			// Every run that started has used some CPU and memory.
+			if res.CPU <= 0 || res.PeakMem <= 0 {
+				t.Errorf("CPU = %v, PeakMem = %d; want both measured (> 0)", res.CPU, res.PeakMem)
+			}
 			tc.check(t, res)
 			AssertClean(t, r.Name())
 		})
@@ -257,9 +282,10 @@ func Conformance(t *testing.T, r sandbox.Runner, env *sandbox.Environment) {
 }
 
 // AssertClean fails t if anything of this process's runs is left on the
-// host: processes in a run cgroup, run cgroups, run directories (bwrap),
-// managed containers (docker), or the conformance suite's "sleep 613"
-// marker process.
+// host: processes in a run cgroup, run cgroups (bwrap's, and the Docker
+// backend's per-run parents, which on v1 sit at the root of every
+// hierarchy), run directories (bwrap), managed containers (docker), or the
+// conformance suite's "sleep 613" marker process.
 func AssertClean(t testing.TB, backend string) {
 	t.Helper()
 	me := strconv.Itoa(os.Getpid()) + "-"
@@ -273,7 +299,7 @@ func AssertClean(t testing.TB, backend string) {
 			}
 		}
 	}
-	if m, _ := filepath.Glob("/sys/fs/cgroup/cpu/novelapi-" + me + "*"); len(m) > 0 {
+	if m, _ := filepath.Glob("/sys/fs/cgroup/*/novelapi-" + me + "*"); len(m) > 0 {
 		left = append(left, fmt.Sprintf("cgroups %v", m))
 	}
 	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "novelapi-run-"+me+"*")); len(m) > 0 {
