@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,7 +34,16 @@ type BuildConfig struct {
 	Env     *sandbox.Environment // the new-release environment the examples ran in
 	Runner  sandbox.Runner
 	// MaxExamples is the number of executed examples used per API; 0 means 2.
+	// For a signature-modified API up to ModifiedTries times as many are
+	// tried, those mentioning a changed parameter (`name=`) first, and the
+	// first MaxExamples that give a task are kept, those whose call
+	// exercises the change first (see [SignatureChange]).
 	MaxExamples int
+	// ChangeOnly drops the tasks of signature-modified APIs whose call does
+	// not exercise the change, or whose change is unknown (protocol §7
+	// Stage 3: "every task must exercise the change"). False keeps them,
+	// marked exercises_change false.
+	ChangeOnly bool
 	// Medium adds a medium-difficulty variant (the call inside a small
 	// function with its own input validation) for each easy task whose call
 	// uses context variables. Default true via BuildTasks' caller; the zero
@@ -57,8 +67,19 @@ type BuildSummary struct {
 	Tasks        int            `json:"tasks"`
 	ByDifficulty map[string]int `json:"by_difficulty"`
 	ByLibrary    map[string]int `json:"by_library"`
-	// Skipped counts examples dropped, by reason class.
+	// Skipped counts examples dropped, by reason class. For modified APIs
+	// it includes SkipSurplus and, with ChangeOnly, SkipUnexercised.
 	Skipped map[string]int `json:"skipped"`
+	// ModifiedAPIs counts signature-modified bundles with an executed
+	// example; ExercisedAPIs those of them with a task whose call exercises
+	// the change.
+	ModifiedAPIs  int `json:"modified_apis"`
+	ExercisedAPIs int `json:"exercised_apis"`
+	// ModifiedTasks counts the tasks built for modified APIs and
+	// ExercisingTasks those whose call exercises the change, both before
+	// ChangeOnly drops any.
+	ModifiedTasks   int `json:"modified_tasks"`
+	ExercisingTasks int `json:"exercising_tasks"`
 	// Reused reports that existing tasks were loaded instead of built.
 	Reused bool `json:"reused,omitempty"`
 }
@@ -77,7 +98,27 @@ type built struct {
 	ArgsSrc    string   `json:"args_src"`
 	Receiver   string   `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
 	ResultType string   `json:"result_type"`
+	// The target call's keyword argument names (no **), its positional
+	// arguments before any *iterable (an explicit self of Class.method(obj)
+	// not counted), and whether it unpacks * or ** arguments.
+	Keywords    []string `json:"keywords"`
+	NPositional int      `json:"n_positional"`
+	Unpacks     bool     `json:"unpacks"`
 }
+
+// ModifiedTries is how many times MaxExamples executed examples are tried
+// for a signature-modified API, looking for calls that exercise the change.
+const ModifiedTries = 3
+
+// Skip reasons of BuildSummary.Skipped specific to modified APIs.
+const (
+	// SkipSurplus: the example gave a task but MaxExamples others were
+	// kept (those exercising the change first).
+	SkipSurplus = "surplus"
+	// SkipUnexercised: the example's call does not exercise the signature
+	// change and BuildConfig.ChangeOnly is set.
+	SkipUnexercised = "does not exercise the signature change"
+)
 
 // Domains maps library config keys to the protocol's domains (§1.9).
 var Domains = map[string]string{
@@ -97,6 +138,13 @@ var Domains = map[string]string{
 // description says what the API does, with every word containing the leaf
 // name removed (§7: the leaf must not appear). Expected call records and C1
 // are separate steps (RecordCalls, FilterC1).
+//
+// For signature-modified APIs (§7 Stage 3: "every task must exercise the
+// change") each task records the API's [SignatureChange] parameters and
+// whether its call passes one of them (Task.ChangedParams,
+// Task.ExercisesChange); examples are picked to exercise the change where
+// they can (see BuildConfig.MaxExamples), an exercising task's description
+// names the changed parameter, and cfg.ChangeOnly drops the others.
 func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, BuildSummary, error) {
 	if cfg.Env == nil || cfg.Runner == nil {
 		return nil, BuildSummary{}, errors.New("construct: Env and Runner are required")
@@ -115,11 +163,13 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 		log = slog.Default()
 	}
 	sum := BuildSummary{APIs: len(cfg.Bundles), ByDifficulty: map[string]int{}, ByLibrary: map[string]int{}, Skipped: map[string]int{}}
-	var work []*bundles.Bundle
+	var work []*job
 	for i := range cfg.Bundles {
-		b := &cfg.Bundles[i]
-		if len(executedExamples(b, cfg.MaxExamples)) > 0 {
-			work = append(work, b)
+		if j := planJob(&cfg.Bundles[i], cfg.MaxExamples); len(j.examples) > 0 {
+			work = append(work, j)
+			if j.b.IsModified {
+				sum.ModifiedAPIs++
+			}
 		}
 	}
 	sum.WithExamples = len(work)
@@ -131,17 +181,19 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 	)
 	var g errgroup.Group
 	g.SetLimit(cfg.Workers)
-	for _, b := range work {
+	for _, j := range work {
 		if ctx.Err() != nil {
 			break
 		}
+		b := j.b
 		g.Go(func() error {
-			recs, err := runBuilder(ctx, cfg, b)
+			recs, err := runBuilder(ctx, cfg, j)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && first == nil && ctx.Err() == nil {
 				first = fmt.Errorf("build tasks for %s: %w", b.APIName, err)
 			}
+			var good []built
 			for _, r := range recs {
 				sum.Examples++
 				if r.Skipped != "" {
@@ -149,7 +201,51 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 					log.Debug("example skipped", "api", b.APIName, "example", r.Example, "why", r.Skipped)
 					continue
 				}
-				tasks = append(tasks, tasksFrom(b, r, cfg)...)
+				good = append(good, r)
+			}
+			if !b.IsModified {
+				for _, r := range good {
+					tasks = append(tasks, tasksFrom(b, r, cfg, nil)...)
+				}
+				bar.Add(1)
+				return nil
+			}
+			hits := make([][]string, len(good))
+			for i, r := range good {
+				if j.known {
+					hits[i] = j.change.Exercised(r.Keywords, r.NPositional)
+				}
+			}
+			order := make([]int, len(good))
+			for i := range order {
+				order[i] = i
+			}
+			sort.SliceStable(order, func(x, y int) bool { return len(hits[order[x]]) > 0 && len(hits[order[y]]) == 0 })
+			exercised, kept := false, 0
+			for _, i := range order {
+				r := good[i]
+				if kept >= cfg.MaxExamples {
+					sum.Skipped[SkipSurplus]++
+					continue
+				}
+				ex := &exercise{known: j.known, change: j.change, hits: hits[i]}
+				ts := tasksFrom(b, r, cfg, ex)
+				if len(ts) > 0 {
+					kept++
+				}
+				sum.ModifiedTasks += len(ts)
+				if len(ex.hits) > 0 {
+					sum.ExercisingTasks += len(ts)
+					exercised = exercised || len(ts) > 0
+				} else if cfg.ChangeOnly && len(ts) > 0 {
+					sum.Skipped[SkipUnexercised]++
+					log.Debug("example skipped", "api", b.APIName, "example", r.Example, "why", SkipUnexercised)
+					continue
+				}
+				tasks = append(tasks, ts...)
+			}
+			if exercised {
+				sum.ExercisedAPIs++
 			}
 			bar.Add(1)
 			return nil
@@ -171,14 +267,64 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 	return tasks, sum, nil
 }
 
-func executedExamples(b *bundles.Bundle, max int) []string {
-	var out []string
-	for _, e := range b.Examples {
-		if e.Status == "executed" && len(out) < max {
-			out = append(out, e.Code)
+// A job is one API's builder run: the examples to try, in order, with
+// their indices among the bundle's executed examples (which task IDs use).
+type job struct {
+	b        *bundles.Bundle
+	examples []string
+	index    []int
+	change   Change // when known: b is modified and both signatures are known
+	known    bool
+}
+
+// planJob picks the executed examples to try for b: the first max, or for
+// a modified API with a known change up to ModifiedTries*max, those that
+// mention a changed parameter as a keyword (`name=`) first.
+func planJob(b *bundles.Bundle, max int) *job {
+	j := &job{b: b}
+	if b.IsModified {
+		j.change, j.known = SignatureChange(b)
+	}
+	var mention *regexp.Regexp
+	limit := max
+	if j.known {
+		limit = ModifiedTries * max
+		if names := j.change.KeywordParams(); len(names) > 0 {
+			quoted := make([]string, len(names))
+			for i, n := range names {
+				quoted[i] = regexp.QuoteMeta(n)
+			}
+			mention = regexp.MustCompile(`\b(?:` + strings.Join(quoted, "|") + `)\s*=[^=]`)
 		}
 	}
-	return out
+	var first, rest []int
+	var codes []string
+	for _, e := range b.Examples {
+		if e.Status != bundles.StatusExecuted {
+			continue
+		}
+		if mention != nil && mention.MatchString(e.Code) {
+			first = append(first, len(codes))
+		} else {
+			rest = append(rest, len(codes))
+		}
+		codes = append(codes, e.Code)
+	}
+	for _, i := range append(first, rest...) {
+		if len(j.index) == limit {
+			break
+		}
+		j.index = append(j.index, i)
+		j.examples = append(j.examples, codes[i])
+	}
+	return j
+}
+
+// exercise is what tasksFrom records about a modified API's task.
+type exercise struct {
+	known  bool
+	change Change
+	hits   []string // changed parameters the call passes
 }
 
 func skipClass(why string) string {
@@ -188,13 +334,14 @@ func skipClass(why string) string {
 	return why
 }
 
-func runBuilder(ctx context.Context, cfg BuildConfig, b *bundles.Bundle) ([]built, error) {
+func runBuilder(ctx context.Context, cfg BuildConfig, j *job) ([]built, error) {
+	b := j.b
 	var aliases []string
 	if b.Provenance != nil {
 		aliases = b.Provenance.Aliases
 	}
 	input, err := json.Marshal(map[string]any{"apis": []any{map[string]any{
-		"api_name": b.APIName, "aliases": aliases, "examples": executedExamples(b, cfg.MaxExamples),
+		"api_name": b.APIName, "aliases": aliases, "examples": j.examples,
 	}}})
 	if err != nil {
 		return nil, err
@@ -227,6 +374,11 @@ func runBuilder(ctx context.Context, cfg BuildConfig, b *bundles.Bundle) ([]buil
 		}
 		return []built{{APIName: b.APIName, Skipped: why}}, nil
 	}
+	for i := range recs {
+		if k := recs[i].Example; k >= 0 && k < len(j.index) {
+			recs[i].Example = j.index[k]
+		}
+	}
 	return recs, nil
 }
 
@@ -255,7 +407,8 @@ func taskID(parts ...string) string {
 	return "nv_" + hex.EncodeToString(h[:6])
 }
 
-func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task {
+// tasksFrom makes the tasks of one example; ex is nil for a new API.
+func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*evalharness.Task {
 	leaf := bundles.LeafName(b.APIName)
 	what := purpose(b, leaf)
 	if what == "" {
@@ -270,12 +423,27 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task 
 		fmt.Fprintf(&asserts, "assert %s, %q\n", a, fmt.Sprintf("result check %d/%d failed", i+1, len(r.Assertions)))
 	}
 	test := CheckBlock(b.APIName) + "\n" + asserts.String()
+	var note string
+	if ex != nil && len(ex.hits) > 0 {
+		var parts []string
+		for _, h := range ex.hits {
+			how := ""
+			if !slices.Contains(r.Keywords, h) {
+				how = " (passed positionally)"
+			}
+			parts = append(parts, "`"+h+"`"+how+" is "+ex.change.Describe(h))
+		}
+		note = " The call relies on a recent signature change: " + strings.Join(parts, "; ") + "."
+	}
 	mk := func(diff, desc, masked string) *evalharness.Task {
 		ref := masked
 		if r.Context != "" {
 			ref = r.Context + "\n" + masked
 		}
-		return &evalharness.Task{
+		if note != "" && !leaks(desc+note, leaf) {
+			desc += note
+		}
+		t := &evalharness.Task{
 			TaskID: taskID(b.APIName, fmt.Sprint(r.Example), diff), APIName: b.APIName, Library: b.Library,
 			Domain: domainOf(b), Difficulty: diff, Description: desc, ContextCode: r.Context,
 			MaskedRegion: masked, ReferenceSolution: ref,
@@ -286,6 +454,12 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig) []*evalharness.Task 
 			},
 			Novelty: novelty, Environment: cfg.Env.Name, Generator: Generator,
 		}
+		if ex != nil && ex.known {
+			t.ChangedParams = ex.change.Params()
+			yes := len(ex.hits) > 0
+			t.ExercisesChange = &yes
+		}
+		return t
 	}
 	var out []*evalharness.Task
 	easy := what + " " + easyInstruction(b, r)

@@ -42,6 +42,16 @@ type Task struct {
 	// Generator says who wrote the task ("novelapi:<version>", "llm:<model>",
 	// "hand"); "" for the published pool.
 	Generator string `json:"generator,omitempty"`
+	// ChangedParams lists, for a signature-modified API, the parameters
+	// whose signature changed in a way a call can exercise (added, default,
+	// kind or position changed; construct.SignatureChange), in signature
+	// order; empty for new APIs or when the change is unknown.
+	ChangedParams []string `json:"changed_params,omitempty"`
+	// ExercisesChange reports, for a signature-modified API, whether the
+	// reference's target call passes a changed parameter (protocol §7
+	// Stage 3: "every task must exercise the change"); nil for new APIs,
+	// when the change is unknown, and in the published pool.
+	ExercisesChange *bool `json:"exercises_change,omitempty"`
 	// SpyAPIs lists further fully qualified targets to monitor for
 	// multi-API pools; a call to any of them counts. Empty means only APIName.
 	SpyAPIs []string `json:"spy_apis,omitempty"`

@@ -3,13 +3,15 @@
 # Runs inside the sandbox. Reads /job/input.json: {"apis": [{"api_name",
 # "aliases", "examples": [code, ...]}]} and writes /out/tasks.json: one
 # record per usable example with the split (context / target statement), the
-# result's description and the assertions that hold on two reference runs
-# and fail when the target is replaced by a null stub.
+# result's description, the shape of the target call (keyword names,
+# positional count) and the assertions that hold on two reference runs and
+# fail when the target is replaced by a null stub.
 import ast
 import io
 import json
 import math
 import contextlib
+import inspect
 import traceback
 
 from stubs import stubbed
@@ -197,7 +199,7 @@ def build(api, code):
         kept.append(a)
     if not kept:
         return None, "no assertion separates the reference from a null stub"
-    return {
+    rec = {
         "context": context,
         "call": call_src,
         "masked": masked,
@@ -208,7 +210,44 @@ def build(api, code):
         "args_src": ", ".join([ast.unparse(a) for a in call.args] +
                               [("**" if k.arg is None else k.arg + "=") + ast.unparse(k.value) for k in call.keywords]),
         "result_type": type(ns1["result"]).__module__.split(".")[0] + "." + type(ns1["result"]).__name__,
-    }, ""
+    }
+    rec.update(call_shape(call, ns1))
+    return rec, ""
+
+
+def unbound_method(call, ns):
+    """Whether call is Class.method(obj, ...), whose first argument is self."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    node = call.func.value
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name):  # only plain dotted names: no side effects
+        return False
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            owner = eval(compile(ast.Expression(call.func.value), "<receiver>", "eval"), ns)
+        return inspect.isclass(owner) and inspect.isfunction(inspect.getattr_static(owner, call.func.attr))
+    except Exception:
+        return False
+
+
+def call_shape(call, ns):
+    """The target call's keyword names (without **), its positional
+    arguments before the first *iterable (an explicit self not counted),
+    and whether it unpacks any."""
+    n = 0
+    for a in call.args:
+        if isinstance(a, ast.Starred):
+            break
+        n += 1
+    if n > 0 and unbound_method(call, ns):
+        n -= 1
+    return {
+        "keywords": [k.arg for k in call.keywords if k.arg is not None],
+        "n_positional": n,
+        "unpacks": any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords),
+    }
 
 
 def main():

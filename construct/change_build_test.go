@@ -1,0 +1,162 @@
+package construct_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// testdata/modified.jsonl holds four APIs whose signature changed between
+// numpy 1.24.2 / pandas 1.5.3 (bookworm) and numpy 2.2.4 / pandas 2.2.3
+// (trixie), with their real old and new signatures:
+//   - numpy.sort gained keyword-only stable; example 0 sorts by axis,
+//     example 1 passes stable=True;
+//   - numpy.reshape gained shape, passed positionally by its example;
+//   - numpy.std gained mean and correction, which its example does not pass;
+//   - pandas.Series.apply gained by_row; example 0 calls it unbound,
+//     pd.Series.apply(s, f), whose second positional argument is func,
+//     not the changed convert_dtype; example 1 passes by_row=False.
+func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	bs, _, err := bundles.ReadBundles("testdata/modified.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercises := func(tasks []*evalharness.Task) map[string][]bool {
+		got := map[string][]bool{}
+		for _, tk := range tasks {
+			if tk.Difficulty != "easy" {
+				continue
+			}
+			if tk.ExercisesChange == nil {
+				t.Errorf("%s (%s): exercises_change is unset", tk.TaskID, tk.APIName)
+				continue
+			}
+			got[tk.APIName] = append(got[tk.APIName], *tk.ExercisesChange)
+		}
+		for _, v := range got {
+			slices.SortFunc(v, func(a, b bool) int { return cmpBool(a) - cmpBool(b) }) // false before true
+		}
+		return got
+	}
+
+	t.Run("KeepAll", func(t *testing.T) {
+		tasks, sum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner, Medium: true, MaxExamples: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("summary: %+v", sum)
+		want := map[string][]bool{
+			"numpy.sort": {false, true}, "numpy.reshape": {true}, "numpy.std": {false}, "pandas.Series.apply": {false, true},
+		}
+		got := exercises(tasks)
+		for api, w := range want {
+			if !slices.Equal(got[api], w) {
+				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
+			}
+		}
+		if sum.ModifiedAPIs != 4 || sum.ExercisedAPIs != 3 || sum.ModifiedTasks != len(tasks) {
+			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 4, 3, %d",
+				sum.ModifiedAPIs, sum.ExercisedAPIs, sum.ModifiedTasks, len(tasks))
+		}
+		n := 0
+		for _, tk := range tasks {
+			if *tk.ExercisesChange {
+				n++
+			}
+			if tk.Novelty != "modified" {
+				t.Errorf("%s: novelty %q, want modified", tk.TaskID, tk.Novelty)
+			}
+			if strings.Contains(strings.ToLower(tk.Description), strings.ToLower(tk.Leaf())) {
+				t.Errorf("%s: description leaks %q: %s", tk.TaskID, tk.Leaf(), tk.Description)
+			}
+			if err := tk.Validate(false); err != nil {
+				t.Errorf("%s: invalid task: %v", tk.TaskID, err)
+			}
+			switch tk.APIName {
+			case "numpy.std":
+				if !slices.Equal(tk.ChangedParams, []string{"mean", "correction"}) {
+					t.Errorf("numpy.std changed_params = %q, want mean, correction", tk.ChangedParams)
+				}
+			case "numpy.sort":
+				if *tk.ExercisesChange && !strings.Contains(tk.Description, "`stable` is a new parameter") {
+					t.Errorf("%s: exercising description does not name the change: %s", tk.TaskID, tk.Description)
+				}
+			}
+		}
+		if sum.ExercisingTasks != n {
+			t.Errorf("summary: exercising tasks %d, want %d", sum.ExercisingTasks, n)
+		}
+		// The extension fields survive tasks.jsonl.
+		path := filepath.Join(t.TempDir(), "tasks.jsonl")
+		if err := evalharness.WriteTasks(path, tasks); err != nil {
+			t.Fatal(err)
+		}
+		back, err := evalharness.LoadTasks(path, evalharness.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := exercises(back); !slices.Equal(got["numpy.sort"], want["numpy.sort"]) {
+			t.Errorf("after a tasks.jsonl round trip numpy.sort exercises %v, want %v", got["numpy.sort"], want["numpy.sort"])
+		}
+	})
+
+	t.Run("ChangeOnly", func(t *testing.T) {
+		tasks, sum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner, MaxExamples: 1, ChangeOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("summary: %+v", sum)
+		want := map[string][]bool{"numpy.sort": {true}, "numpy.reshape": {true}, "pandas.Series.apply": {true}}
+		got := exercises(tasks)
+		if len(got) != len(want) {
+			t.Errorf("APIs with tasks: %v, want %v (numpy.std dropped)", got, want)
+		}
+		for api, w := range want {
+			if !slices.Equal(got[api], w) {
+				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
+			}
+		}
+		// With one example per API the stable= example is picked although
+		// it comes second; the other one is surplus.
+		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 1 {
+			t.Errorf("skipped %v, want %d %q (numpy.sort, pandas.Series.apply) and 1 %q (numpy.std)",
+				sum.Skipped, 2, construct.SkipSurplus, construct.SkipUnexercised)
+		}
+		if sum.Tasks != 3 || sum.ExercisingTasks != 3 || sum.ModifiedTasks != 4 {
+			t.Errorf("tasks %d, exercising %d, modified %d; want 3, 3, 4", sum.Tasks, sum.ExercisingTasks, sum.ModifiedTasks)
+		}
+	})
+}
+
+func cmpBool(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestPlanExamples_ModifiedMentionsFirst(t *testing.T) {
+	b := modified(t, sortOld, sortNew)
+	b.Examples = []bundles.Example{
+		{Code: "np.sort(a, axis=0)", Status: bundles.StatusExecuted},
+		{Code: "np.sort(a)", Status: bundles.StatusStatic},
+		{Code: "np.sort(a)", Status: bundles.StatusExecuted},
+		{Code: "np.sort(a, stable=True)", Status: bundles.StatusExecuted},
+		{Code: "assert stable == True; np.sort(a)", Status: bundles.StatusExecuted},
+	}
+	if got, want := construct.PlanExamples(b, 1), []int{2, 0, 1}; !slices.Equal(got, want) {
+		t.Errorf("modified, max 1: tried %v, want %v (the stable= example first, then file order, up to %d)", got, want, construct.ModifiedTries)
+	}
+	b.IsModified = false
+	if got, want := construct.PlanExamples(b, 2), []int{0, 1}; !slices.Equal(got, want) {
+		t.Errorf("new API, max 2: tried %v, want %v", got, want)
+	}
+}
