@@ -2,6 +2,8 @@ package sandbox_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/novelapi/novelapi/sandbox"
@@ -34,4 +36,59 @@ func dockerEnv(t *testing.T, name string) *sandbox.Environment {
 func TestDocker_Conformance(t *testing.T) {
 	d := newDocker(t)
 	sandboxtest.Conformance(t, d, dockerEnv(t, "trixie-sci"))
+}
+
+// A host whose cgroups cannot be read (here: a CgroupRoot with nothing
+// mounted, as for a remote engine) runs as before and reports CPU time and
+// peak memory as unknown (0), with no error.
+func TestDocker_UnreadableCgroupsReportUnknown(t *testing.T) {
+	d, err := sandbox.NewDocker(sandbox.DockerConfig{CgroupRoot: t.TempDir()})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		sandboxtest.Unavailable(t, "no Docker engine answers: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	res, err := d.Run(t.Context(), sandbox.PythonSpec(dockerEnv(t, "trixie-sci"), sandboxtest.Script(t, "fork_until_refused.py")))
+	if err != nil {
+		t.Fatalf("Run: %v (infra error %q)", err, res.InfraError)
+	}
+	if res.ExitCode != 0 || res.CPU != 0 || res.PeakMem != 0 || res.PIDLimitHit {
+		t.Errorf("exit %d, CPU %v, PeakMem %d, PIDLimitHit %v; want 0, 0, 0, false (not measured)", res.ExitCode, res.CPU, res.PeakMem, res.PIDLimitHit)
+	}
+	sandboxtest.AssertClean(t, d.Name())
+}
+
+// The start-up sweep removes the per-run parent cgroups of a harness that
+// died mid-run, in every hierarchy, and leaves names it does not own.
+func TestDocker_SweepsDeadOwnersCgroups(t *testing.T) {
+	const dead = "999999999-5-d1" // PID-STARTTICKS of no process, run 1
+	const bwrapRun = "999999999-5-1"
+	var leftovers, others []string
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		leftovers = []string{filepath.Join("/sys/fs/cgroup/novelapi", dead)}
+	} else {
+		for _, ctrl := range []string{"memory", "pids", "cpuacct", "blkio"} {
+			leftovers = append(leftovers, filepath.Join("/sys/fs/cgroup", ctrl, "novelapi-"+dead))
+		}
+		others = []string{filepath.Join("/sys/fs/cgroup/memory", "novelapi-"+bwrapRun)}
+	}
+	for _, d := range append(leftovers, others...) {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Skipf("cannot create a cgroup (%v); the sweep needs a writable cgroup hierarchy", err)
+		}
+		t.Cleanup(func() { os.Remove(d) })
+	}
+	newDocker(t) // the start-up sweep
+	for _, d := range leftovers {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("the sweep left %s", d)
+		}
+	}
+	for _, d := range others {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("the sweep removed %s, which is not a Docker run's: %v", d, err)
+		}
+	}
 }
