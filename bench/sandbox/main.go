@@ -2,8 +2,10 @@
 // baseline (issue 2 "Benchmark"): N runs of a trivial script and of
 // `import numpy` on each backend and under `chroot ROOT python3`, run
 // round-robin so load drift hits every contender alike, printing
-// executions per second and the ratio to the baseline. Target: bwrap at
-// least 0.7 of the baseline's rate.
+// executions per second and the ratio to the baseline, and the mean CPU
+// time and largest peak memory that each sandbox's Result reports (the
+// baseline's CPU time is the child's rusage; its peak is not measured).
+// Target: bwrap at least 0.7 of the baseline's rate.
 //
 // The chroot baseline runs Python outside any sandbox; it exists only
 // here, as the yardstick, and needs root.
@@ -48,7 +50,13 @@ func defaultHome() string {
 
 type contender struct {
 	name string
-	run  func(ctx context.Context, src string) error
+	run  func(ctx context.Context, src string) (usage, error)
+}
+
+// usage is what one execution reports about itself.
+type usage struct {
+	cpu  time.Duration
+	peak int64 // bytes; 0 when not measured
 }
 
 func run(home, envName string, n int, backends []string) error {
@@ -58,15 +66,15 @@ func run(home, envName string, n int, backends []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cs := []contender{{"chroot (baseline)", func(ctx context.Context, src string) error {
+	cs := []contender{{"chroot (baseline)", func(ctx context.Context, src string) (usage, error) {
 		cmd := exec.CommandContext(ctx, "chroot", env.Root, "/usr/bin/python3", "-s", "-B", "-u", "-c", src)
 		cmd.Env = sandbox.DefaultEnv()
 		cmd.Dir = "/"
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
+			return usage{}, fmt.Errorf("%v: %s", err, out)
 		}
-		return nil
+		return usage{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 	}}}
 	for _, b := range backends {
 		b = strings.TrimSpace(b)
@@ -78,15 +86,15 @@ func run(home, envName string, n int, backends []string) error {
 			fmt.Fprintf(os.Stderr, "skipping %s: %v\n", b, err)
 			continue
 		}
-		cs = append(cs, contender{b, func(ctx context.Context, src string) error {
+		cs = append(cs, contender{b, func(ctx context.Context, src string) (usage, error) {
 			res, err := r.Run(ctx, sandbox.PythonSpec(env, []byte(src)))
 			if err != nil {
-				return err
+				return usage{}, err
 			}
 			if res.ExitCode != 0 {
-				return fmt.Errorf("exit %d %s: %s", res.ExitCode, res.Signal, res.Stderr)
+				return usage{}, fmt.Errorf("exit %d %s: %s", res.ExitCode, res.Signal, res.Stderr)
 			}
-			return nil
+			return usage{cpu: res.CPU, peak: res.PeakMem}, nil
 		}})
 	}
 	workloads := []struct{ name, src string }{
@@ -96,28 +104,40 @@ func run(home, envName string, n int, backends []string) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("environment %s, %d executions each, sequential; load average at start: %s\n", envName, n, strings.TrimSpace(string(load)))
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tcontender\texec/s\tms/exec\tratio to baseline\t")
+	fmt.Fprintln(tw, "workload\tcontender\texec/s\tms/exec\tratio to baseline\tcpu ms/exec\tpeak MiB\t")
 	for _, w := range workloads {
 		// Warm the page cache for every contender first.
 		for _, c := range cs {
-			if err := c.run(ctx, w.src); err != nil {
+			if _, err := c.run(ctx, w.src); err != nil {
 				return fmt.Errorf("%s %s: %w", c.name, w.name, err)
 			}
 		}
 		total := make([]time.Duration, len(cs))
+		cpu := make([]time.Duration, len(cs))
+		peak := make([]int64, len(cs))
 		for i := 0; i < n; i++ {
 			for j, c := range cs {
 				start := time.Now()
-				if err := c.run(ctx, w.src); err != nil {
+				u, err := c.run(ctx, w.src)
+				if err != nil {
 					return fmt.Errorf("%s %s: %w", c.name, w.name, err)
 				}
 				total[j] += time.Since(start)
+				cpu[j] += u.cpu
+				peak[j] = max(peak[j], u.peak)
 			}
 		}
 		base := float64(n) / total[0].Seconds()
 		for j, c := range cs {
 			rate := float64(n) / total[j].Seconds()
-			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.1f\t%.2f\t\n", w.name, c.name, rate, total[j].Seconds()*1000/float64(n), rate/base)
+			cpuMS, peakMiB := "n/a", "n/a"
+			if cpu[j] > 0 {
+				cpuMS = fmt.Sprintf("%.1f", cpu[j].Seconds()*1000/float64(n))
+			}
+			if peak[j] > 0 {
+				peakMiB = fmt.Sprintf("%.1f", float64(peak[j])/(1<<20))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.1f\t%.2f\t%s\t%s\t\n", w.name, c.name, rate, total[j].Seconds()*1000/float64(n), rate/base, cpuMS, peakMiB)
 		}
 	}
 	load, _ = os.ReadFile("/proc/loadavg")
