@@ -129,14 +129,14 @@ func printResult(w io.Writer, r sandbox.Result) {
 	limit := r.LimitHit
 	if limit == "" {
 		limit = "none"
-		if r.Backend == sandbox.BackendDocker && !r.OOMKilled && !r.TimedOut && !r.OutputLimitHit {
-			limit = "none seen (the Docker engine does not report a pids-limit hit)"
+		if r.Backend == sandbox.BackendDocker && r.CPU == 0 && r.PeakMem == 0 && !r.OOMKilled && !r.TimedOut && !r.OutputLimitHit {
+			limit = "none seen (this Docker engine's cgroups cannot be read: no pids-limit hit is reported)"
 		}
 	}
 	fmt.Fprintf(w, "backend %s  exit %s  limit hit %s\n", r.Backend, exit, limit)
 	cpu, peak := fmt.Sprintf("%.3fs", r.CPU.Seconds()), formatSize(r.PeakMem)
 	if r.CPU == 0 && r.PeakMem == 0 {
-		cpu, peak = "n/a", "n/a" // the backend does not measure them (Docker drops the container's cgroup on exit)
+		cpu, peak = "n/a", "n/a" // not measured (Docker: a remote engine or the systemd cgroup driver)
 	}
 	fmt.Fprintf(w, "wall %.3fs  cpu %s  peak memory %s\n", r.Wall.Seconds(), cpu, peak)
 	fmt.Fprintf(w, "limits: wall %v  memory %s  pids %d  nofile %d  fsize %s  cpu %v\n",
