@@ -33,6 +33,10 @@ const (
 	LabelOwner   = "novelapi.owner"   // HOST/PID-STARTTICKS of the harness process
 )
 
+// dockerPoll is how often a running container's own cgroup is read for a
+// refused fork.
+const dockerPoll = 50 * time.Millisecond
+
 // dockerAPI is the part of the Engine API client the backend uses, kept
 // small so the v28 client can be swapped for its successor module
 // (sandbox-spec §4.4).
@@ -80,10 +84,12 @@ type DockerConfig struct {
 // cgroups are the ones mounted at DockerConfig.CgroupRoot. Elsewhere (a
 // remote engine, the systemd driver, another OS) Result.CPU and PeakMem are
 // 0 (unknown) and PIDLimitHit false, with no error. On cgroup v1, and on v2
-// kernels whose pids.events is not hierarchical, PIDLimitHit means the
-// container's process count reached the pids limit (pids.peak): the kernel
-// records the refused fork only in the container's cgroup, which is gone by
-// then.
+// kernels whose pids.events is not hierarchical, the kernel records a
+// refused fork only in the container's own cgroup, which is gone after the
+// exit: PIDLimitHit then comes from reading it while the container runs
+// (every dockerPoll, and before a kill), or from the process count having
+// reached the limit after the start; a limit no higher than the runtime's
+// own start-up tasks (5-8 measured) may go unseen by the latter.
 //
 // A Docker is safe for concurrent use; Close releases the client.
 type Docker struct {
@@ -311,6 +317,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		return fail(fmt.Errorf("sandbox: docker: start: %w", err))
 	}
 	start := time.Now()
+	cg.started(id)
 	if withStdin {
 		go func() {
 			_, _ = att.Conn.Write(spec.Stdin)
@@ -319,6 +326,17 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	}
 	timer := time.NewTimer(lim.Wall)
 	defer timer.Stop()
+
+	var poll <-chan time.Time
+	if cg != nil {
+		tick := time.NewTicker(dockerPoll)
+		defer tick.Stop()
+		poll = tick.C
+	}
+	kill := func() {
+		cg.poll() // the last look at the container's own cgroup
+		d.kill(id)
+	}
 
 	var timedOut, outputHit, cancelled atomic.Bool
 	exitCode := int64(-1)
@@ -329,15 +347,17 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 			exitCode, haveExit, done = w.StatusCode, true, true
 		case err := <-waitErrCh:
 			return fail(fmt.Errorf("sandbox: docker: wait: %w", err))
+		case <-poll:
+			cg.poll()
 		case <-timer.C:
 			timedOut.Store(true)
-			d.kill(id)
+			kill()
 		case <-outputKill:
 			outputHit.Store(true)
-			d.kill(id)
+			kill()
 		case <-ctx.Done():
 			cancelled.Store(true)
-			d.kill(id)
+			kill()
 		}
 		if !done && (timedOut.Load() || outputHit.Load() || cancelled.Load()) {
 			// Killed: the exit must follow within the grace period.

@@ -22,8 +22,13 @@ import (
 // memory.max_usage_in_bytes (a high-water mark) and cpuacct.usage, on v2
 // memory.peak and cpu.stat usage_usec. pids.events is hierarchical only on
 // v2 with a recent kernel; v1 counts a refused fork in the forking cgroup
-// alone (measured: the parent's "max" stays 0), so a pids-limit hit is also
-// read as the parent's pids.peak reaching the limit.
+// alone (measured: the parent's "max" stays 0). So a pids-limit hit is also
+// read from the container's own pids.events while it runs (polled, and
+// before every kill), and, for a refusal just before the exit, as the
+// parent's pids.peak reaching the limit after the start: runc init's
+// threads count in the container's cgroup before the program runs (a peak
+// of 5-8 tasks measured, whatever the limit), so a peak no higher than the
+// one at start says nothing.
 //
 // Layout: on v1 ROOT/CTRL/novelapi-OWNER-dN in every hierarchy (runc creates
 // those of the controllers novelapi does not read), at the root like the
@@ -86,11 +91,16 @@ func openDockerCgroups(root, daemonHost, driver, version string) (*dockerCgroups
 	return dc, nil
 }
 
-// A dockerRun is the parent cgroup of one container.
+// A dockerRun is the parent cgroup of one container. Its methods are
+// called by the one goroutine that runs the container; a nil *dockerRun
+// measures nothing.
 type dockerRun struct {
-	dc     *dockerCgroups
-	parent string // HostConfig.CgroupParent: "/novelapi-OWNER-dN" (v1), "/novelapi/OWNER-dN" (v2)
-	cg     *runCgroup
+	dc        *dockerCgroups
+	parent    string // HostConfig.CgroupParent: "/novelapi-OWNER-dN" (v1), "/novelapi/OWNER-dN" (v2)
+	cg        *runCgroup
+	events    string // the container's own pids.events; "" before started
+	startPeak int64  // the parent's pids.peak once the container had started
+	refused   bool   // the container's pids.events showed a refused fork
 }
 
 // create makes the parent cgroup of one container. Limits stay on the
@@ -129,12 +139,37 @@ func (dc *dockerCgroups) create() (_ *dockerRun, err error) {
 	return r, nil
 }
 
+// started records, once ContainerStart has returned for container id, the
+// parent's pids.peak so far (the runtime's start-up) and where the
+// container's own cgroup is (cgroupfs: PARENT/ID).
+func (r *dockerRun) started(id string) {
+	if r == nil {
+		return
+	}
+	dir := r.cg.procsDir()
+	r.startPeak, _ = readInt(filepath.Join(dir, "pids.peak"))
+	r.events = filepath.Join(dir, id, "pids.events")
+	r.poll()
+}
+
+// poll reads the container's own pids.events, which exists until the
+// container exits.
+func (r *dockerRun) poll() {
+	if r == nil || r.events == "" || r.refused {
+		return
+	}
+	r.refused = keyedInt(r.events, "max") > 0
+}
+
 // apply records the run's CPU time, peak memory, pids-limit hit and OOM
 // kill in res, once every process of the container has exited. pids is the
 // container's pids limit. It reports false, leaving res alone, when the
 // parent saw nothing of the container (an engine whose cgroups are not the
 // ones mounted here).
 func (r *dockerRun) apply(res *Result, pids int) bool {
+	if r == nil {
+		return false
+	}
 	st := r.cg.stats()
 	pidsDir := r.cg.procsDir()
 	peak, _ := readInt(filepath.Join(pidsDir, "pids.peak"))
@@ -145,7 +180,7 @@ func (r *dockerRun) apply(res *Result, pids int) bool {
 		res.CPU = st.CPU
 	}
 	res.PeakMem = st.PeakMem
-	res.PIDLimitHit = st.PIDsHit || (pids > 0 && peak >= int64(pids))
+	res.PIDLimitHit = st.PIDsHit || r.refused || (pids > 0 && peak >= int64(pids) && peak > r.startPeak)
 	res.OOMKilled = res.OOMKilled || st.OOM
 	return true
 }

@@ -23,6 +23,10 @@ func (dc *dockerCgroups) create() (*dockerRun, error) {
 
 func (dc *dockerCgroups) sweep(log *slog.Logger) int { return 0 }
 
+func (r *dockerRun) started(id string) {}
+
+func (r *dockerRun) poll() {}
+
 func (r *dockerRun) apply(res *Result, pids int) bool { return false }
 
 func (r *dockerRun) remove() error { return nil }
