@@ -52,6 +52,7 @@ type BwrapConfig struct {
 // A Bwrap is safe for concurrent use.
 type Bwrap struct {
 	path string
+	sh   string // /bin/sh, which starts bwrap inside a v1 run cgroup; "" when missing
 	cg   *cgroups
 	tmp  string
 	log  *slog.Logger
@@ -97,6 +98,9 @@ func NewBwrap(cfg BwrapConfig) (*Bwrap, error) {
 		tmp = os.TempDir()
 	}
 	b := &Bwrap{path: path, cg: cg, tmp: tmp, log: log}
+	if fi, err := os.Stat("/bin/sh"); err == nil && fi.Mode().IsRegular() {
+		b.sh = "/bin/sh"
+	}
 	if n := cg.sweep(log); n > 0 {
 		log.Info("sandbox: removed leftover run cgroups", "count", n)
 	}
@@ -247,7 +251,17 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	stdout := newCappedWriter(lim.StreamCap, budget)
 	stderr := newCappedWriter(lim.StreamCap, budget)
 
-	cmd := exec.CommandContext(ctx, b.path, args...)
+	// On v1 a shell joins the run cgroup and execs bwrap (see
+	// cgroup_join_linux.go): no migration of other processes, which would
+	// cost an RCU grace period.
+	var cmd *exec.Cmd
+	script := joinScript(cg.tasksFiles())
+	joined := script != "" && b.sh != ""
+	if joined {
+		cmd = exec.CommandContext(ctx, b.sh, append([]string{"-c", script, b.path}, args...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, b.path, args...)
+	}
 	cmd.Env = []string{"PATH=" + DefaultPath}
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -274,11 +288,16 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	blockR.Close()
 
 	childPid, err := readInfo(infoR, 10*time.Second)
-	if err == nil {
-		err = cg.add(cmd.Process.Pid)
-	}
-	if err == nil {
-		err = cg.add(childPid)
+	switch {
+	case err != nil:
+	case joined:
+		if !cg.has(childPid) {
+			err = fmt.Errorf("sandbox pid %d is not in the run cgroup", childPid)
+		}
+	default:
+		if err = cg.add(cmd.Process.Pid); err == nil {
+			err = cg.add(childPid)
+		}
 	}
 	if err == nil {
 		err = setRlimits(childPid, rls)

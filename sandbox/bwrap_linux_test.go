@@ -133,3 +133,39 @@ func TestBwrap_SweepsDeadOwnersCgroups(t *testing.T) {
 		}
 	}
 }
+
+func TestBwrap_StartsInsideRunCgroup(t *testing.T) {
+	// On cgroup v1 bwrap is started inside the run's cgroups (a shell joins
+	// them and execs it), so the sandbox's cgroup namespace, created by
+	// bwrap, is rooted at the run cgroup of every hierarchy: the program
+	// sees "/" and nothing of the host's cgroup paths.
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		t.Skip("cgroup v2 host: runs are moved into their cgroup after bwrap starts")
+	}
+	b := newBwrap(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	res, err := b.Run(t.Context(), sandbox.PythonSpec(env, []byte("print(open('/proc/self/cgroup').read(), end='')\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for line := range strings.Lines(string(res.Stdout)) {
+		// "ID:CONTROLLERS:PATH"
+		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		for _, ctrl := range strings.Split(f[1], ",") {
+			seen[ctrl] = f[2]
+		}
+	}
+	for _, ctrl := range []string{"memory", "pids", "cpu", "cpuacct", "freezer"} {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", ctrl, "cgroup.procs")); err != nil {
+			continue // not mounted here
+		}
+		if got := seen[ctrl]; got != "/" {
+			t.Errorf("%s cgroup inside = %q; want / (the run cgroup as the namespace root); /proc/self/cgroup:\n%s", ctrl, got, res.Stdout)
+		}
+	}
+	sandboxtest.AssertClean(t, b.Name())
+}
