@@ -6,16 +6,22 @@
 # bundles/s on an unloaded 2-core machine).
 # Usage: bench/index.sh [--bundles FILE[,FILE...]] [--sizes 1000,10000] [--queries 400]
 # Without --bundles it replicates the real bundles under
-# ${NOVELAPI_HOME:-~/.cache/novelapi}/data/*/bundles.jsonl, or the test
+# ${NOVELAPI_HOME:-~/.cache/novelapi}/bundles.jsonl (what `novelapi up`
+# writes), else ${NOVELAPI_HOME}/bundles/*.jsonl, else the test
 # bundles when there are none.
 set -eu
 cd "$(dirname "$0")/.."
 go build -o "${TMPDIR:-/tmp}/novelapi-bench-index" ./bench/index
 home="${NOVELAPI_HOME:-$HOME/.cache/novelapi}"
 files=""
-for f in "$home"/data/*/bundles.jsonl; do
-	[ -s "$f" ] && files="${files:+$files,}$f"
-done
+if [ -s "$home/bundles.jsonl" ]; then
+	files="$home/bundles.jsonl"
+else
+	for f in "$home"/bundles/*.jsonl; do
+		case "$f" in *.dropped.jsonl) continue ;; esac
+		[ -s "$f" ] && files="${files:+$files,}$f"
+	done
+fi
 echo "uptime: $(uptime)"
 case " $* " in
 *" --bundles"*) exec "${TMPDIR:-/tmp}/novelapi-bench-index" "$@" ;;
