@@ -340,9 +340,12 @@ func runBuilder(ctx context.Context, cfg BuildConfig, j *job) ([]built, error) {
 	if b.Provenance != nil {
 		aliases = b.Provenance.Aliases
 	}
-	input, err := json.Marshal(map[string]any{"apis": []any{map[string]any{
-		"api_name": b.APIName, "aliases": aliases, "examples": j.examples,
-	}}})
+	api := map[string]any{"api_name": b.APIName, "aliases": aliases, "examples": j.examples}
+	if j.known {
+		idx, from := j.change.positionalHits()
+		api["prefer"] = map[string]any{"keywords": j.change.KeywordParams(), "positions": idx, "positions_from": from}
+	}
+	input, err := json.Marshal(map[string]any{"apis": []any{api}})
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +434,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 			if !slices.Contains(r.Keywords, h) {
 				how = " (passed positionally)"
 			}
-			parts = append(parts, "`"+h+"`"+how+" is "+ex.change.Describe(h))
+			parts = append(parts, "`"+h+"`"+how+" "+ex.change.Describe(h))
 		}
 		note = " The call relies on a recent signature change: " + strings.Join(parts, "; ") + "."
 	}

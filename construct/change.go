@@ -146,12 +146,16 @@ func SignatureChange(b *bundles.Bundle) (c Change, ok bool) {
 	return c, true
 }
 
-// Params returns the changed parameters a call can pass (every list but
-// Removed), in the new signature's order, without repeats.
+// Params returns the changed parameters whose change a call can exercise,
+// by keyword or by position (see [Change.Exercised]), in the new
+// signature's order: every name in Added, DefaultChanged and Moved, and
+// those in KindChanged but for parameters that merely became
+// positional-only. Empty means no call exercises the change (e.g. it only
+// removed parameters).
 func (c Change) Params() []string {
 	var out []string
 	for _, p := range c.params {
-		if c.in(c.Added, p) || c.in(c.DefaultChanged, p) || c.in(c.KindChanged, p) || c.in(c.Moved, p) {
+		if c.byKeyword(p) || c.byPosition(p) {
 			out = append(out, p.Name)
 		}
 	}
@@ -225,36 +229,60 @@ func (c Change) Exercised(keywords []string, nPositional int) []string {
 	return out
 }
 
-// Describe says in a few words how parameter name changed ("a new
-// parameter", "now keyword-only"), for task descriptions; "" when it did
-// not.
+// positionalHits returns the 0-based positional argument indices that
+// exercise the change (see [Change.Exercised]), and the index from which on
+// every further one does (it lands in a changed *args), or -1.
+func (c Change) positionalHits() (idx []int, from int) {
+	var pos []bundles.ParamInfo
+	for _, p := range c.params {
+		if p.Kind == kindPositionalOnly || p.Kind == kindPositional {
+			pos = append(pos, p)
+		}
+	}
+	for i, p := range pos {
+		if c.byPosition(p) {
+			idx = append(idx, i)
+		}
+	}
+	from = -1
+	if i := slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Kind == kindVarPositional }); i >= 0 && c.byPosition(c.params[i]) {
+		from = len(pos)
+	}
+	return idx, from
+}
+
+// Describe says how parameter name changed, as a predicate for task
+// descriptions ("is a new parameter", "is now keyword-only and has a new
+// default"); "" when it did not change.
 func (c Change) Describe(name string) string {
 	i := slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Name == name })
 	if i < 0 {
 		return ""
 	}
 	p := c.params[i]
-	var parts []string
 	if c.in(c.Added, p) {
-		return "a new parameter"
+		return "is a new parameter"
 	}
+	var parts []string
 	if c.in(c.KindChanged, p) {
 		switch p.Kind {
 		case kindKeywordOnly:
-			parts = append(parts, "now keyword-only")
+			parts = append(parts, "is now keyword-only")
 		case kindPositionalOnly:
-			parts = append(parts, "now positional-only")
+			parts = append(parts, "is now positional-only")
+		case kindPositional:
+			parts = append(parts, "can now be passed by position or keyword")
 		default:
-			parts = append(parts, "now "+strings.ToLower(strings.ReplaceAll(p.Kind, "_", " ")))
+			parts = append(parts, "is now "+strings.ToLower(p.Kind))
 		}
 	}
 	if c.in(c.DefaultChanged, p) {
-		parts = append(parts, "its default changed")
+		parts = append(parts, "has a new default")
 	}
 	if c.in(c.Moved, p) {
-		parts = append(parts, "at a new position")
+		parts = append(parts, "has moved to another position")
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, " and ")
 }
 
 func (c Change) in(list []string, p bundles.ParamInfo) bool { return slices.Contains(list, p.Name) }

@@ -12,7 +12,7 @@ import (
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
-// testdata/modified.jsonl holds four APIs whose signature changed between
+// testdata/modified.jsonl holds six APIs whose signature changed between
 // numpy 1.24.2 / pandas 1.5.3 (bookworm) and numpy 2.2.4 / pandas 2.2.3
 // (trixie), with their real old and new signatures:
 //   - numpy.sort gained keyword-only stable; example 0 sorts by axis,
@@ -21,7 +21,11 @@ import (
 //   - numpy.std gained mean and correction, which its example does not pass;
 //   - pandas.Series.apply gained by_row; example 0 calls it unbound,
 //     pd.Series.apply(s, f), whose second positional argument is func,
-//     not the changed convert_dtype; example 1 passes by_row=False.
+//     not the changed convert_dtype; example 1 passes by_row=False;
+//   - numpy.nanstd (as std) is called by two print lines, then with mean=:
+//     the task is the third call and the context drops the other two;
+//   - numpy.argsort (as sort) is first called in an assignment, then with
+//     stable=True: the assignment stays the task, which does not exercise.
 func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
@@ -55,6 +59,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		t.Logf("summary: %+v", sum)
 		want := map[string][]bool{
 			"numpy.sort": {false, true}, "numpy.reshape": {true}, "numpy.std": {false}, "pandas.Series.apply": {false, true},
+			"numpy.nanstd": {true}, "numpy.argsort": {false},
 		}
 		got := exercises(tasks)
 		for api, w := range want {
@@ -62,8 +67,8 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
 			}
 		}
-		if sum.ModifiedAPIs != 4 || sum.ExercisedAPIs != 3 || sum.ModifiedTasks != len(tasks) {
-			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 4, 3, %d",
+		if sum.ModifiedAPIs != 6 || sum.ExercisedAPIs != 4 || sum.ModifiedTasks != len(tasks) {
+			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 6, 4, %d",
 				sum.ModifiedAPIs, sum.ExercisedAPIs, sum.ModifiedTasks, len(tasks))
 		}
 		n := 0
@@ -84,6 +89,10 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 			case "numpy.std":
 				if !slices.Equal(tk.ChangedParams, []string{"mean", "correction"}) {
 					t.Errorf("numpy.std changed_params = %q, want mean, correction", tk.ChangedParams)
+				}
+			case "numpy.nanstd":
+				if strings.Contains(tk.ContextCode, "nanstd(") || !strings.Contains(tk.ContextCode, "mean = ") {
+					t.Errorf("%s: context keeps the display calls or lost mean: %q", tk.TaskID, tk.ContextCode)
 				}
 			case "numpy.sort":
 				if *tk.ExercisesChange && !strings.Contains(tk.Description, "`stable` is a new parameter") {
@@ -114,10 +123,10 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("summary: %+v", sum)
-		want := map[string][]bool{"numpy.sort": {true}, "numpy.reshape": {true}, "pandas.Series.apply": {true}}
+		want := map[string][]bool{"numpy.sort": {true}, "numpy.reshape": {true}, "pandas.Series.apply": {true}, "numpy.nanstd": {true}}
 		got := exercises(tasks)
 		if len(got) != len(want) {
-			t.Errorf("APIs with tasks: %v, want %v (numpy.std dropped)", got, want)
+			t.Errorf("APIs with tasks: %v, want %v (numpy.std, numpy.argsort dropped)", got, want)
 		}
 		for api, w := range want {
 			if !slices.Equal(got[api], w) {
@@ -126,12 +135,12 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		}
 		// With one example per API the stable= example is picked although
 		// it comes second; the other one is surplus.
-		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 1 {
-			t.Errorf("skipped %v, want %d %q (numpy.sort, pandas.Series.apply) and 1 %q (numpy.std)",
+		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 2 {
+			t.Errorf("skipped %v, want %d %q (numpy.sort, pandas.Series.apply) and 2 %q (numpy.std, numpy.argsort)",
 				sum.Skipped, 2, construct.SkipSurplus, construct.SkipUnexercised)
 		}
-		if sum.Tasks != 3 || sum.ExercisingTasks != 3 || sum.ModifiedTasks != 4 {
-			t.Errorf("tasks %d, exercising %d, modified %d; want 3, 3, 4", sum.Tasks, sum.ExercisingTasks, sum.ModifiedTasks)
+		if sum.Tasks != 4 || sum.ExercisingTasks != 4 || sum.ModifiedTasks != 6 {
+			t.Errorf("tasks %d, exercising %d, modified %d; want 4, 4, 6", sum.Tasks, sum.ExercisingTasks, sum.ModifiedTasks)
 		}
 	})
 }

@@ -45,7 +45,7 @@ func TestSignatureChange(t *testing.T) {
 			added: list{"stable"}, params: list{"stable"}, keyword: list{"stable"}},
 		{name: "NumpyReshape", b: modified(t, reshapeOld, reshapeNew),
 			added: list{"shape", "copy"}, defaults: list{"newshape"}, kinds: list{"a", "newshape"},
-			params: list{"a", "shape", "newshape", "copy"}, keyword: list{"shape", "newshape", "copy"}},
+			params: list{"shape", "newshape", "copy"}, keyword: list{"shape", "newshape", "copy"}},
 		{name: "PandasMethodSelfDropped", b: modified(t, applyOld, applyNew),
 			added: list{"by_row"}, defaults: list{"convert_dtype"},
 			params: list{"convert_dtype", "by_row"}, keyword: list{"convert_dtype", "by_row"}},
@@ -209,5 +209,20 @@ func TestSameDefault(t *testing.T) {
 	d := "None"
 	if construct.SameDefault(nil, &d) || !construct.SameDefault(nil, nil) {
 		t.Error("SameDefault: a default that appears is a change; two missing ones are not")
+	}
+}
+
+func TestChange_Describe(t *testing.T) {
+	tests := []struct{ old, sig, param, want string }{
+		{sortOld, sortNew, "stable", "is a new parameter"},
+		{reshapeOld, reshapeNew, "newshape", "is now keyword-only and has a new default"},
+		{reshapeOld, reshapeNew, "order", ""},
+		{applyOld, applyNew, "convert_dtype", "has a new default"},
+	}
+	for _, tt := range tests {
+		c, _ := construct.SignatureChange(modified(t, tt.old, tt.sig))
+		if got := c.Describe(tt.param); got != tt.want {
+			t.Errorf("Describe(%q) = %q, want %q", tt.param, got, tt.want)
+		}
 	}
 }

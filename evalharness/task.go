@@ -43,9 +43,9 @@ type Task struct {
 	// "hand"); "" for the published pool.
 	Generator string `json:"generator,omitempty"`
 	// ChangedParams lists, for a signature-modified API, the parameters
-	// whose signature changed in a way a call can exercise (added, default,
-	// kind or position changed; construct.SignatureChange), in signature
-	// order; empty for new APIs or when the change is unknown.
+	// whose change a call can exercise (added, default, kind or position
+	// changed; construct.Change.Params), in signature order; empty for new
+	// APIs, when the change is unknown or when no call can exercise it.
 	ChangedParams []string `json:"changed_params,omitempty"`
 	// ExercisesChange reports, for a signature-modified API, whether the
 	// reference's target call passes a changed parameter (protocol §7

@@ -1,7 +1,8 @@
 # novelapi Stage 3 task builder (offline, execute-then-assert).
 #
 # Runs inside the sandbox. Reads /job/input.json: {"apis": [{"api_name",
-# "aliases", "examples": [code, ...]}]} and writes /out/tasks.json: one
+# "aliases", "examples": [code, ...], "prefer": {...} (modified APIs, see
+# find_target)}]} and writes /out/tasks.json: one
 # record per usable example with the split (context / target statement), the
 # result's description, the shape of the target call (keyword names,
 # positional count) and the assertions that hold on two reference runs and
@@ -30,13 +31,44 @@ def is_target_call(node, leaf):
     return False
 
 
-def find_target(tree, leaf):
-    """Index of the first top-level statement calling leaf, and that call."""
+def exercises(call, prefer):
+    """Whether call passes a parameter whose signature changed, by the hints
+    the Go side sends for modified APIs (prefer: {"keywords", "positions",
+    "positions_from"}); Go decides the recorded verdict."""
+    if not prefer:
+        return False
+    if any(k.arg in (prefer.get("keywords") or []) for k in call.keywords):
+        return True
+    n = call_shape(call, {})["n_positional"]
+    frm = prefer.get("positions_from", -1)
+    return any(i < n for i in (prefer.get("positions") or [])) or (frm is not None and 0 <= frm < n)
+
+
+def find_target(tree, leaf, prefer=None):
+    """Index of the top-level statement whose call of leaf becomes the task,
+    that call, and the indices of earlier statements calling leaf that the
+    context leaves out.
+
+    It is the first statement calling leaf, unless prefer (a modified API)
+    picks a later call that exercises the signature change and every earlier
+    statement calling leaf is a bare expression (a doctest display line,
+    print(...)) that the context can do without."""
+    first, dropped = None, []
     for i, st in enumerate(tree.body):
-        for node in ast.walk(st):
-            if is_target_call(node, leaf):
-                return i, node
-    return None, None
+        calls = [n for n in ast.walk(st) if is_target_call(n, leaf)]
+        if not calls:
+            continue
+        if first is None:
+            first = (i, calls[0])
+        hit = next((c for c in calls if exercises(c, prefer)), None)
+        if hit is not None:
+            return i, hit, dropped
+        if not isinstance(st, ast.Expr):
+            break
+        dropped.append(i)
+    if first is None:
+        return None, None, []
+    return first[0], first[1], []
 
 
 def run(src, ns):
@@ -142,16 +174,31 @@ def names_in(node):
 
 
 def build(api, code):
+    """The task of one example: by the call find_target prefers for a
+    modified API, else (or when that call gives no task, e.g. it is a
+    same-named method of another class) by the first call."""
+    prefer = api.get("prefer")
+    task, why = build_at(api, code, prefer)
+    if task is None and prefer:
+        again, why2 = build_at(api, code, None)
+        if again is not None:
+            return again, ""
+    return task, why
+
+
+def build_at(api, code, prefer):
     leaf = api["api_name"].rsplit(".", 1)[-1]
     tree = ast.parse(code)
-    idx, call = find_target(tree, leaf)
+    idx, call, dropped = find_target(tree, leaf, prefer)
     if idx is None:
         return None, "no top-level statement calls " + leaf
     # Imports of the leaf itself belong to the answer, not the context.
     # Display-only lines of a doctest (a bare name or attribute) and repeated
     # imports are noise in the context.
     ctx_stmts, own_imports, seen = [], [], set()
-    for s in tree.body[:idx]:
+    for k, s in enumerate(tree.body[:idx]):
+        if k in dropped:
+            continue
         if isinstance(s, ast.ImportFrom) and any(a.name == leaf for a in s.names):
             own_imports.append(s)
             continue
