@@ -29,6 +29,7 @@ type tasksBuildConfig struct {
 	bundles, env, out, backend string
 	maxExamples, workers       int
 	noMedium, noC1, skipBad    bool
+	changeOnly                 bool
 	json, rebuild              bool
 	generator                  string        // offline or llm
 	ep                         endpointFlags // --generator llm
@@ -43,6 +44,12 @@ func newTasksBuildCmd(g *globals) *cobra.Command {
 is the example's lines before the target call, the masked region assigns that call to result, and
 execution_test asserts what held on two reference runs and fails with a null stub of the target.
 Each task gets an easy and, where the call takes context variables, a medium variant.
+
+For signature-modified APIs each task records the changed parameters and whether its call passes
+one of them (changed_params, exercises_change; §7 Stage 3 "every task must exercise the change");
+examples and calls that pass a changed parameter are preferred, and --change-only drops the tasks
+whose call does not. It is off by default: most examples (docstrings) call a modified API the old
+way, so it would drop most modified-API tasks (on numpy, scipy and pandas about 5 in 6).
 
 Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
 runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
@@ -60,6 +67,7 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 	f.IntVar(&cfg.maxExamples, "max-examples", 2, "executed examples used per API")
 	f.IntVar(&cfg.workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
 	f.BoolVar(&cfg.noMedium, "no-medium", false, "build only easy tasks")
+	f.BoolVar(&cfg.changeOnly, "change-only", false, "drop tasks of signature-modified APIs whose call does not exercise the change (offline generator)")
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
 	f.BoolVar(&cfg.rebuild, "rebuild", false, "build the tasks again even if --out is newer than --bundles")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
@@ -140,6 +148,10 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	} else {
 		fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks (%s)\n",
 			bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, countList(bsum.ByDifficulty))
+		if bsum.ModifiedAPIs > 0 {
+			fmt.Fprintf(g.stdout, "signature-modified: %d APIs, %d with a task exercising the change; %d tasks, %d exercising\n",
+				bsum.ModifiedAPIs, bsum.ExercisedAPIs, bsum.ModifiedTasks, bsum.ExercisingTasks)
+		}
 	}
 	var reasons []string
 	for r := range bsum.Skipped {

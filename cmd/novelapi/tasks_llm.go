@@ -18,7 +18,7 @@ func buildPool(ctx context.Context, g *globals, cfg tasksBuildConfig, bs []bundl
 	switch cfg.generator {
 	case "", "offline":
 		return construct.BuildTasks(ctx, construct.BuildConfig{
-			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium,
+			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly,
 			Workers: cfg.workers, Progress: progress, Log: g.log,
 		})
 	case "llm":
