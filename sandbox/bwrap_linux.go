@@ -213,6 +213,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 			b.log.Warn("sandbox: remove cgroup", "err", rerr)
 		}
 	}()
+	weight := cg.boostCPU() // see cgroup_weight_linux.go
 
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
@@ -326,10 +327,12 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		timedOut.Store(true)
 		cg.kill()
 	})
+	stopDecay := weight.decay(runBoostStep)
 	_, werr := blockW.Write([]byte{'1'})
 	blockW.Close()
 	waitErr := cmd.Wait()
 	timer.Stop()
+	stopDecay()
 	res.Wall = time.Since(start)
 	if werr != nil && waitErr == nil {
 		waitErr = werr
