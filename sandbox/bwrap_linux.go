@@ -50,6 +50,11 @@ type BwrapConfig struct {
 // Inside the user namespace uid 65534 maps to the uid running the harness,
 // so files written to /out belong to that uid on the host.
 //
+// On cgroup v1 bwrap is started through /bin/sh, which first joins the
+// run's cgroups: every process of the run, bwrap's own included, is born
+// inside them, the sandbox's cgroup namespace is rooted at the run cgroup,
+// and Result.CPU and PeakMem count bwrap's start-up too.
+//
 // A Bwrap is safe for concurrent use.
 type Bwrap struct {
 	path string
