@@ -210,7 +210,24 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
+	// kill ends the run from any goroutine (deadline, output budget,
+	// cancellation); once the cgroup is being removed it does nothing, and
+	// the removal waits for a kill in progress.
+	var (
+		killMu  sync.Mutex
+		removed bool
+	)
+	kill := func() {
+		killMu.Lock()
+		defer killMu.Unlock()
+		if !removed {
+			cg.kill()
+		}
+	}
 	defer func() {
+		killMu.Lock()
+		defer killMu.Unlock()
+		removed = true
 		if !cg.empty() {
 			cg.kill()
 		}
@@ -255,7 +272,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	var timedOut, outputHit atomic.Bool
 	budget := newOutputBudget(lim.OutputKill, func() {
 		outputHit.Store(true)
-		go cg.kill()
+		go kill()
 	})
 	stdout := newCappedWriter(lim.StreamCap, budget)
 	stderr := newCappedWriter(lim.StreamCap, budget)
@@ -280,7 +297,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	cmd.ExtraFiles = []*os.File{infoW, blockR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
-		cg.kill()
+		kill()
 		err := unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
 		if errors.Is(err, unix.ESRCH) {
 			return os.ErrProcessDone
@@ -321,7 +338,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		}
 	}
 	if err != nil {
-		cg.kill()
+		kill()
 		_ = cmd.Wait()
 		msg, _ := stderr.result()
 		return fail(fmt.Errorf("sandbox: bwrap setup: %v: %s", err, bytes.TrimSpace(msg)))
@@ -330,7 +347,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	start := time.Now()
 	timer := time.AfterFunc(lim.Wall, func() {
 		timedOut.Store(true)
-		cg.kill()
+		kill()
 	})
 	stopDecay := weight.decay(runBoostStep)
 	_, werr := blockW.Write([]byte{'1'})
@@ -348,7 +365,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	// that usually leaves an empty cgroup and spares the freeze-and-kill
 	// loop; whatever is still there (or on a kernel without pidfds) is killed.
 	if !exited(initFD, 100*time.Millisecond) || !cg.empty() {
-		cg.kill()
+		kill()
 	}
 
 	st := cg.stats()
