@@ -76,7 +76,10 @@ type EvalRow struct {
 
 // An EvalReport is the outcome of [Evaluate].
 type EvalReport struct {
-	Queries int `json:"queries"`
+	// Ranking is the RankingVersion that produced the figures; a report
+	// of another version is stale (novelapi up re-evaluates).
+	Ranking string `json:"ranking,omitempty"`
+	Queries int    `json:"queries"`
 	// Missing counts queries whose target API is not in the index; they
 	// count as misses.
 	Missing []string  `json:"missing,omitempty"`
@@ -127,7 +130,7 @@ func Evaluate(ctx context.Context, ix *Index, qs []EvalQuery, cfg EvalConfig) (*
 			}
 		}
 	}
-	rep := &EvalReport{Queries: len(qs)}
+	rep := &EvalReport{Ranking: RankingVersion, Queries: len(qs)}
 	// Resolve targets to canonical names and libraries.
 	targets := make([]string, len(qs))
 	libs := make([]string, len(qs))

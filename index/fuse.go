@@ -11,6 +11,12 @@ import (
 // task queries (description + context code) need; chosen on the nl,
 // smoke and task sets together, with k=5..7 within noise of each other
 // (docs/retrieval.md).
+// RankingVersion names the ranking rules of this code (field boosts,
+// fusion weights, RRF k, name rules, priors). It changes whenever a rule
+// changes, so that saved retrieval figures of older rules are recomputed
+// rather than reused (pipeline.Up).
+const RankingVersion = "2026-11-30.2" // name-field boost 0.5
+
 const (
 	rrfK          = 5.0
 	lexicalWeight = 2.0

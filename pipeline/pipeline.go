@@ -258,13 +258,11 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Retrieval evaluation over the tasks' queries (description + context, §6).
-	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) {
-		var rep index.EvalReport
-		if err := readJSONFile(p.Retrieval, &rep); err != nil {
-			return sum, fmt.Errorf("stage retrieval: %w", err)
-		}
+	var saved index.EvalReport
+	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) &&
+		readJSONFile(p.Retrieval, &saved) == nil && saved.Ranking == index.RankingVersion {
 		mark(sum.Stages, "retrieval", false)
-		sum.Retrieval = overallRows(rep)
+		sum.Retrieval = overallRows(saved)
 	} else if len(tasks) > 0 {
 		mark(sum.Stages, "retrieval", true)
 		ix, err := index.Open(p.Index, index.OpenOptions{})
