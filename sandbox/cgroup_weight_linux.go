@@ -13,15 +13,16 @@ import (
 //
 // On cgroup v1 each run has its own cpu cgroup at the hierarchy's root
 // with the weight of one ordinary task (cpu.shares 1024). The kernel splits
-// a group's weight among its tasks' CPUs in proportion to their load
-// averages, sleeping tasks included, and a new task starts with a full
+// a group's weight among the CPUs in proportion to the group's load average
+// on each, sleeping tasks' load included, and a new task starts with a full
 // load average that decays with a 32 ms half-life (Linux
 // kernel/sched/fair.c, init_entity_runnable_average, calc_group_shares).
-// bwrap's monitor and its pid 1 are new tasks that sleep through the run,
-// so on a busy CPU the program starts with about a third of an ordinary
-// task's weight (1 / (1 + 2)) and reaches it only after ~150 ms: on a
-// loaded host a trivial Python run took 68 ms against 29 ms under chroot,
-// while a 0.3 s CPU loop, mostly past the transient, ran at parity (0.96).
+// bwrap's monitor and its pid 1 are new tasks that sleep through the run;
+// where they last ran on another CPU than the program's, the program
+// starts with as little as a third of an ordinary task's weight (1 / (1 +
+// 2)) and gets all of it only after ~150 ms: on a loaded 2-CPU host a
+// trivial Python run took 68 ms against 29 ms under chroot, while a 0.3 s
+// CPU loop, mostly past the transient, ran at parity (0.96).
 // So the run's weight follows the helpers' decay, normal * (1 + 2 *
 // 2^(-t/32ms)), in 32 ms steps from the program's start; a flat triple
 // weight for 150 ms overshot (import numpy ran 1.32x faster than under
