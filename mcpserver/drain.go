@@ -54,14 +54,19 @@ func (d *drain) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := d.in.Read(p)
-	d.partial = append(d.partial, p[:n]...)
-	for {
-		i := bytes.IndexByte(d.partial, '\n')
+	for rest := p[:n]; len(rest) > 0; { // only the new bytes are searched
+		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
+			d.partial = append(d.partial, rest...)
 			break
 		}
-		d.see(d.partial[:i], true)
-		d.partial = d.partial[i+1:]
+		if len(d.partial) > 0 {
+			d.see(append(d.partial, rest[:i]...), true)
+			d.partial = d.partial[:0]
+		} else {
+			d.see(rest[:i], true)
+		}
+		rest = rest[i+1:]
 	}
 	if err != io.EOF {
 		return n, err

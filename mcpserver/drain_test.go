@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/novelapi/novelapi/mcpserver"
@@ -36,9 +38,23 @@ func TestServeStdio_AnswersEveryRequestReadBeforeEOF(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_api","arguments":{"api_name":"numpy.unstack"}}}`, 10+i))
 	}
 	lines = append(lines, `{"jsonrpc":"2.0","id":"last","method":"ping"}`) // no newline at the end
+	for _, in := range []struct {
+		name string
+		r    func(string) io.Reader
+	}{
+		{"whole", func(s string) io.Reader { return strings.NewReader(s) }},
+		{"byte by byte", func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) }},
+	} {
+		t.Run(in.name, func(t *testing.T) { serveAndCheck(t, s, in.r(strings.Join(lines, "\n")), calls) })
+	}
+}
+
+// serveAndCheck serves in over stdio and checks that the initialize, the
+// tool calls (ids 10…) and the final ping were all answered without error.
+func serveAndCheck(t *testing.T, s *mcpserver.Server, r io.Reader, calls int) {
 	var out bytes.Buffer
 	t0 := time.Now()
-	if err := s.ServeStdio(t.Context(), strings.NewReader(strings.Join(lines, "\n")), &out); err != nil {
+	if err := s.ServeStdio(t.Context(), r, &out); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(t0); d > mcpserver.DrainTimeout/2 {

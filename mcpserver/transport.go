@@ -21,6 +21,11 @@ const (
 	PathHealth  = "/healthz" // index status as JSON
 )
 
+// StdioWorkers is the number of tool calls served at once over stdio (the
+// most mcp-go allows). Code checks beyond [Config.CheckConcurrency] wait
+// for a sandbox inside their worker.
+const StdioWorkers = 100
+
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
 // ctx ends or in reaches EOF. Nothing but JSON-RPC is written to out; the
 // transport's own errors go to the server's logger (scenario T22). It uses
@@ -30,6 +35,11 @@ const (
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	// mcp-go serves tool calls on 5 workers by default; check_code calls
+	// waiting for a sandbox slot held them all, and a search queued behind
+	// them for minutes. With StdioWorkers, lookups stay immediate unless
+	// that many code checks are queued at once.
+	server.WithWorkerPoolSize(StdioWorkers)(ss)
 	d := newDrain(ctx, in, out)
 	err := ss.Listen(ctx, d, d)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
