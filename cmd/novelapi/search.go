@@ -25,6 +25,12 @@ func newSearchCmd(g *globals) *cobra.Command {
 		Short: "Find the novel APIs matching a query in words or identifiers",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if q.K < 1 {
+				return usagef("search: --k %d: want 1 to %d", q.K, index.MaxK)
+			}
+			if q.K > index.MaxK {
+				g.log.Warn("search: --k above the maximum; returning at most the maximum", "k", q.K, "max", index.MaxK)
+			}
 			emb, err := ef.embedder()
 			if err != nil {
 				return err
@@ -71,7 +77,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&q.Library, "library", "", "only this library")
 	f.StringVar(&q.Version, "version", "", "only this library version")
 	f.StringSliceVar(&comps, "components", nil, "only these components (S, E, M, C; comma-separated)")
-	f.IntVarP(&q.K, "k", "k", index.DefaultK, "number of APIs to return")
+	f.IntVarP(&q.K, "k", "k", index.DefaultK, fmt.Sprintf("number of APIs to return (1 to %d)", index.MaxK))
 	f.StringVar(&retriever, "retriever", string(index.Hybrid), "hybrid, bm25, vector or paper (the published dense-chunk baseline)")
 	f.StringVar(&condition, "condition", "Full", "knowledge condition rendered by --retriever paper")
 	f.BoolVar(&jsonOut, "json", false, "print hits as JSON")
