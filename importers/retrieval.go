@@ -3,6 +3,7 @@ package importers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,20 +80,21 @@ func problemText(t *Task) string {
 // PoolRetrieval computes [RetrievalHits] for the hybrid, BM25 and vector
 // retrievers over the pool in dir. idxDir "" means dir/index, built from
 // dir/bundles.jsonl with the default embedder when it holds no index.
-func PoolRetrieval(ctx context.Context, dir, idxDir string, k int) ([]RetrievalFigures, error) {
+// log receives the index's messages; nil means slog.Default().
+func PoolRetrieval(ctx context.Context, dir, idxDir string, k int, log *slog.Logger) ([]RetrievalFigures, error) {
 	if idxDir == "" {
 		idxDir = filepath.Join(dir, "index")
 	}
-	ix, err := index.Open(idxDir, index.OpenOptions{})
+	ix, err := index.Open(idxDir, index.OpenOptions{Logger: log})
 	if errors.Is(err, index.ErrNoIndex) {
 		bs, _, rerr := bundles.ReadBundles(filepath.Join(dir, BundlesFile), bundles.ReadOptions{})
 		if rerr != nil {
 			return nil, rerr
 		}
-		if _, err := index.Build(ctx, idxDir, bs, index.BuildConfig{}); err != nil {
+		if _, err := index.Build(ctx, idxDir, bs, index.BuildConfig{Logger: log}); err != nil {
 			return nil, err
 		}
-		ix, err = index.Open(idxDir, index.OpenOptions{})
+		ix, err = index.Open(idxDir, index.OpenOptions{Logger: log})
 	}
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 
 func TestPoolRetrieval(t *testing.T) {
 	out, tasks, _ := importArena(t)
-	figs, err := importers.PoolRetrieval(t.Context(), out, "", 5)
+	figs, err := importers.PoolRetrieval(t.Context(), out, "", 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

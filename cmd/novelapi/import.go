@@ -171,7 +171,7 @@ func newImportRetrievalCmd(g *globals) *cobra.Command {
 		Short: "hit@k of each task's API when its problem text is the query (builds DIR/index from DIR/bundles.jsonl if needed)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			figs, err := importers.PoolRetrieval(cmd.Context(), args[0], idxDir, k)
+			figs, err := importers.PoolRetrieval(cmd.Context(), args[0], idxDir, k, g.log)
 			if err != nil {
 				return err
 			}
