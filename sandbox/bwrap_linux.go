@@ -165,16 +165,22 @@ func removeRunDir(dir string) error {
 }
 
 // Run executes spec under bwrap. See [Runner] for the error contract.
-func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
+func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
+	if err := checkSpec(spec); err != nil {
+		return Result{Backend: b.Name(), ExitCode: -1, Limits: spec.Limits.WithDefaults(), InfraError: err.Error()}, err
+	}
+	return b.run(ctx, spec)
+}
+
+// run is Run after checkSpec; tests call it to start runs that checkSpec
+// refuses (a memory limit too small for bwrap itself).
+func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 	res = Result{Backend: b.Name(), ExitCode: -1}
 	lim := spec.Limits.WithDefaults()
 	res.Limits = lim
 	fail := func(e error) (Result, error) {
 		res.InfraError = e.Error()
 		return res, e
-	}
-	if err := checkSpec(spec); err != nil {
-		return fail(err)
 	}
 	root := spec.Environment.Root
 	rootArgs, err := rootBinds(root)
@@ -341,7 +347,7 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		kill()
 		_ = cmd.Wait()
 		msg, _ := stderr.result()
-		return fail(fmt.Errorf("sandbox: bwrap setup: %v: %s", err, bytes.TrimSpace(msg)))
+		return fail(fmt.Errorf("sandbox: bwrap setup: %v: %s", err, setupDetail(msg, cmd, cg.stats().OOM, lim.Memory)))
 	}
 
 	start := time.Now()
@@ -391,6 +397,29 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	}
 	res.LimitHit = limitHitOf(res)
 	return res, nil
+}
+
+// setupDetail says why bwrap failed before the program started: bwrap's
+// stderr when it printed anything, else how it ended and whether the run's
+// memory limit of memory bytes was hit (bwrap OOM-killed before reporting
+// its pid prints nothing). It is never empty.
+func setupDetail(stderr []byte, cmd *exec.Cmd, oom bool, memory int64) string {
+	if msg := bytes.TrimSpace(stderr); len(msg) > 0 {
+		return string(msg)
+	}
+	var d string
+	switch ws, ok := exitStatus(cmd, nil); {
+	case !ok:
+		d = "bwrap printed nothing and its exit status is unknown"
+	case ws.Signaled():
+		d = fmt.Sprintf("bwrap printed nothing and was killed by signal %d (%s)", ws.Signal(), signalName(int(ws.Signal())))
+	default:
+		d = fmt.Sprintf("bwrap printed nothing and exited with status %d", ws.ExitStatus())
+	}
+	if oom {
+		d += fmt.Sprintf("; the run's memory limit of %d bytes was hit during setup", memory)
+	}
+	return d
 }
 
 func exitStatus(cmd *exec.Cmd, waitErr error) (syscall.WaitStatus, bool) {

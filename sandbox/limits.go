@@ -83,6 +83,10 @@ func checkSpec(spec Spec) error {
 	if spec.Environment == nil {
 		return fmt.Errorf("sandbox: spec has no environment")
 	}
+	if m := spec.Limits.Memory; m > 0 && m < MinMemory {
+		return fmt.Errorf("%w: memory limit %d bytes is below the minimum of %d bytes (16 MiB) a Python run needs to start",
+			ErrInvalidLimits, m, MinMemory)
+	}
 	seen := make(map[string]bool, len(spec.Files))
 	for _, f := range spec.Files {
 		if f.Path == "" || path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "." ||

@@ -16,6 +16,9 @@ var (
 	// ErrNoImage reports an environment that has not been imported into Docker
 	// (run `novelapi env docker NAME`).
 	ErrNoImage = errors.New("sandbox: environment has no Docker image")
+	// ErrInvalidLimits reports a Spec whose Limits no run could start under
+	// (a memory limit below MinMemory); Run refuses it before starting anything.
+	ErrInvalidLimits = errors.New("sandbox: invalid limits")
 )
 
 // A Runner executes one Spec in isolation and reports what happened.
@@ -59,23 +62,36 @@ type Spec struct {
 }
 
 // Limits bounds one sandbox run. A zero field selects the default from the
-// sandbox spec's limits table (sandbox-spec §4.2).
+// sandbox spec's limits table (sandbox-spec §4.2); negative fields count as
+// zero. Memory below MinMemory is refused (ErrInvalidLimits).
+//
+// The JSON names are snake_case with the unit in the name, as Result's
+// (durations in nanoseconds, sizes in bytes).
 type Limits struct {
-	Wall       time.Duration // wall clock from sandbox start; 0 means DefaultWall
-	Memory     int64         // bytes of RSS (cgroup), swap 0; 0 means DefaultMemory
-	PIDs       int           // processes + threads; 0 means DefaultPIDs
-	CPUs       float64       // CPU share; 0 means 1 CPU
-	NoFile     int           // RLIMIT_NOFILE; 0 means DefaultNoFile
-	FileSize   int64         // RLIMIT_FSIZE bytes; 0 means DefaultFileSize
-	TmpSize    int64         // tmpfs /tmp bytes; 0 means DefaultTmpSize
-	StreamCap  int64         // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
-	OutputKill int64         // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
+	// Wall is the wall clock from sandbox start; 0 means DefaultWall.
+	Wall time.Duration `json:"wall_ns"`
+	// Memory is the bytes of RSS (cgroup memory limit, swap 0) of the whole
+	// run, including on bwrap the sandbox's own start-up; 0 means
+	// DefaultMemory. Below MinMemory (16 MiB) Run refuses the spec with
+	// ErrInvalidLimits before starting anything: the sandbox-spec §4.2 memory
+	// row bounds a Python program, and a smaller limit leaves no room for the
+	// sandbox plus an interpreter (bwrap is killed in setup, Docker refuses
+	// under 6 MB, python3 is killed at start-up).
+	Memory     int64   `json:"memory_bytes"`
+	PIDs       int     `json:"pids"`              // processes + threads; 0 means DefaultPIDs
+	CPUs       float64 `json:"cpus"`              // CPU share; 0 means 1 CPU
+	NoFile     int     `json:"nofile"`            // RLIMIT_NOFILE; 0 means DefaultNoFile
+	FileSize   int64   `json:"file_size_bytes"`   // RLIMIT_FSIZE bytes; 0 means DefaultFileSize
+	TmpSize    int64   `json:"tmp_size_bytes"`    // tmpfs /tmp bytes; 0 means DefaultTmpSize
+	StreamCap  int64   `json:"stream_cap_bytes"`  // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
+	OutputKill int64   `json:"output_kill_bytes"` // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
 	// CPUTime is the RLIMIT_CPU soft limit per process (the hard limit is one
 	// second more); 0 means Wall + 1s (sandbox-spec §4.2).
-	CPUTime time.Duration
-	// Stack is RLIMIT_STACK in bytes; 0 keeps the inherited limit. Like every
-	// rlimit it is clamped to the harness's hard limit (P11).
-	Stack int64
+	CPUTime time.Duration `json:"cpu_time_ns"`
+	// Stack is RLIMIT_STACK in bytes; 0 keeps the inherited limit (and is
+	// left out of the JSON). Like every rlimit it is clamped to the
+	// harness's hard limit (P11).
+	Stack int64 `json:"stack_bytes,omitempty"`
 }
 
 // Defaults from sandbox-spec §4.2.
@@ -88,6 +104,10 @@ const (
 	DefaultTmpSize      = 64 << 20
 	DefaultStreamCap    = 1 << 20
 	DefaultOutputBudget = 64 << 20
+	// MinMemory is the smallest Limits.Memory a run accepts: 16 MiB, room
+	// for the sandbox's start-up and a bare python3 (about 4 MiB measured on
+	// bwrap with trixie-sci) with a margin, and above Docker's 6 MB minimum.
+	MinMemory = 16 << 20
 	// OutDir is the writable directory whose files are returned in
 	// Result.Outputs: the structured-record channel, separate from stdout.
 	OutDir = "/out"
