@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,21 +26,28 @@ func newExecCmd(g *globals) *cobra.Command {
 		Use:   "exec --env NAME [--backend auto|bwrap|docker] [--timeout 10s] [--memory 1GiB] [--json] FILE.py",
 		Short: "Run a Python file in a sandbox and print the result",
 		Long: `Run FILE.py as /job/main.py inside environment NAME with the sandbox's
-default limits (sandbox-spec §4.2), overriding the wall timeout and memory
-when given. Prints the program's stdout and stderr and a summary of the
-result, or the whole result as JSON with --json. Exits 0 when the sandbox
-ran, whatever the program did.`,
+default limits (sandbox-spec §4.2), overriding the wall timeout (positive)
+and memory (at least 16MiB, sandbox.MinMemory) when given. Prints the
+program's stdout and stderr and a summary of the result, or the whole
+result as JSON with --json (limits named with their units: wall_ns,
+memory_bytes, ...). Exits 0 when the sandbox ran, whatever the program did.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if envName == "" {
 				return usagef("exec: --env is required (see `novelapi env list`)")
 			}
 			var lim sandbox.Limits
+			if timeout <= 0 {
+				return usagef("exec: --timeout %v: want a positive duration such as 30s (default %v)", timeout, sandbox.DefaultWall)
+			}
 			lim.Wall = timeout
 			if memory != "" {
 				n, err := parseSize(memory)
 				if err != nil {
 					return usagef("exec: --memory %q: %v", memory, err)
+				}
+				if n < sandbox.MinMemory {
+					return usagef("exec: --memory %q: below the sandbox's minimum of 16MiB (%d bytes)", memory, int64(sandbox.MinMemory))
 				}
 				lim.Memory = n
 			}
@@ -70,8 +78,8 @@ ran, whatever the program did.`,
 	}
 	cmd.Flags().StringVar(&envName, "env", "", "environment name (required)")
 	cmd.Flags().StringVar(&backend, "backend", sandbox.BackendAuto, "sandbox backend: auto, bwrap or docker")
-	cmd.Flags().DurationVar(&timeout, "timeout", sandbox.DefaultWall, "wall-clock limit")
-	cmd.Flags().StringVar(&memory, "memory", "", "memory limit, e.g. 512MiB or 2GiB (default 1GiB)")
+	cmd.Flags().DurationVar(&timeout, "timeout", sandbox.DefaultWall, "wall-clock limit, positive")
+	cmd.Flags().StringVar(&memory, "memory", "", "memory limit, at least 16MiB, e.g. 512MiB or 2GiB (default 1GiB)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -163,10 +171,13 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 {
+	if err != nil || !(f > 0) {
 		return 0, fmt.Errorf("want a positive size such as 512MiB or 2GiB")
 	}
-	return int64(f * float64(mult)), nil
+	if n := f * float64(mult); n < math.MaxInt64 {
+		return int64(n), nil
+	}
+	return 0, fmt.Errorf("too large: want at most 8 EiB")
 }
 
 func formatSize(n int64) string {
