@@ -44,6 +44,15 @@ type BuildConfig struct {
 	// Stage 3: "every task must exercise the change"). False keeps them,
 	// marked exercises_change false.
 	ChangeOnly bool
+	// OldEnv, when set, is the old release's environment: each task of a
+	// signature-modified API with a known change then runs its reference
+	// solution and execution_test assertions there, and in Env as a
+	// control, and the outcome decides Task.ExercisesChange (see
+	// [Task.OldEnvCheck]): a task whose reference fails in the old release
+	// but passes in the new one tells them apart, the protocol's "every task
+	// must exercise the change" (§7 Stage 3) checked directly. Nil keeps the
+	// static rule of [Change.Exercised].
+	OldEnv *sandbox.Environment
 	// Medium adds a medium-difficulty variant (the call inside a small
 	// function with its own input validation) for each easy task whose call
 	// uses context variables. Default true via BuildTasks' caller; the zero
@@ -68,7 +77,8 @@ type BuildSummary struct {
 	ByDifficulty map[string]int `json:"by_difficulty"`
 	ByLibrary    map[string]int `json:"by_library"`
 	// Skipped counts examples dropped, by reason class. For modified APIs
-	// it includes SkipSurplus and, with ChangeOnly, SkipUnexercised.
+	// it includes SkipSurplus and, with ChangeOnly, SkipUnexercised (which
+	// counts tasks).
 	Skipped map[string]int `json:"skipped"`
 	// ModifiedAPIs counts signature-modified bundles with an executed
 	// example; ExercisedAPIs those of them with a task whose call exercises
@@ -80,6 +90,13 @@ type BuildSummary struct {
 	// ChangeOnly drops any.
 	ModifiedTasks   int `json:"modified_tasks"`
 	ExercisingTasks int `json:"exercising_tasks"`
+	// StaticExercising counts the modified tasks that exercise the change
+	// by the static rule ([Change.Exercised]); it equals ExercisingTasks
+	// unless OldEnv decided some.
+	StaticExercising int `json:"static_exercising"`
+	// OldEnvCheck counts the modified tasks by Task.OldEnvCheck outcome
+	// (fails, passes, error); nil without OldEnv.
+	OldEnvCheck map[string]int `json:"old_env_check,omitempty"`
 	// Reused reports that existing tasks were loaded instead of built.
 	Reused bool `json:"reused,omitempty"`
 }
@@ -213,7 +230,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 			hits := make([][]string, len(good))
 			for i, r := range good {
 				if j.known {
-					hits[i] = j.change.Exercised(r.Keywords, r.NPositional)
+					hits[i] = j.change.Exercised(r.Keywords, r.NPositional, r.Unpacks)
 				}
 			}
 			order := make([]int, len(good))
@@ -221,7 +238,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 				order[i] = i
 			}
 			sort.SliceStable(order, func(x, y int) bool { return len(hits[order[x]]) > 0 && len(hits[order[y]]) == 0 })
-			exercised, kept := false, 0
+			kept := 0
 			for _, i := range order {
 				r := good[i]
 				if kept >= cfg.MaxExamples {
@@ -233,19 +250,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 				if len(ts) > 0 {
 					kept++
 				}
-				sum.ModifiedTasks += len(ts)
-				if len(ex.hits) > 0 {
-					sum.ExercisingTasks += len(ts)
-					exercised = exercised || len(ts) > 0
-				} else if cfg.ChangeOnly && len(ts) > 0 {
-					sum.Skipped[SkipUnexercised]++
-					log.Debug("example skipped", "api", b.APIName, "example", r.Example, "why", SkipUnexercised)
-					continue
-				}
 				tasks = append(tasks, ts...)
-			}
-			if exercised {
-				sum.ExercisedAPIs++
 			}
 			bar.Add(1)
 			return nil
@@ -258,6 +263,40 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 	if first != nil && len(tasks) == 0 {
 		return nil, sum, first
 	}
+	var modified []*evalharness.Task
+	for _, t := range tasks {
+		if t.Novelty == "modified" {
+			modified = append(modified, t)
+			if t.ExercisesChange != nil && *t.ExercisesChange {
+				sum.StaticExercising++
+			}
+		}
+	}
+	if cfg.OldEnv != nil {
+		sum.OldEnvCheck = map[string]int{}
+		if err := checkOldEnv(ctx, cfg, modified, sum.OldEnvCheck); err != nil {
+			return nil, sum, err
+		}
+	}
+	exercisedAPIs := map[string]bool{}
+	tasks = slices.DeleteFunc(tasks, func(t *evalharness.Task) bool {
+		if t.Novelty != "modified" {
+			return false
+		}
+		sum.ModifiedTasks++
+		if t.ExercisesChange != nil && *t.ExercisesChange {
+			sum.ExercisingTasks++
+			exercisedAPIs[t.APIName] = true
+			return false
+		}
+		if cfg.ChangeOnly {
+			sum.Skipped[SkipUnexercised]++
+			log.Debug("task dropped", "api", t.APIName, "task", t.TaskID, "why", SkipUnexercised)
+			return true
+		}
+		return false
+	})
+	sum.ExercisedAPIs = len(exercisedAPIs)
 	sort.SliceStable(tasks, func(i, j int) bool { return tasks[i].TaskID < tasks[j].TaskID })
 	for _, t := range tasks {
 		sum.Tasks++
@@ -431,8 +470,12 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 		var parts []string
 		for _, h := range ex.hits {
 			how := ""
-			if !slices.Contains(r.Keywords, h) {
+			switch {
+			case slices.Contains(r.Keywords, h):
+			case ex.change.passedPositionally(h, r.NPositional):
 				how = " (passed positionally)"
+			default:
+				how = " (left at its default)"
 			}
 			parts = append(parts, "`"+h+"`"+how+" "+ex.change.Describe(h))
 		}
@@ -503,7 +546,7 @@ func domainOf(b *bundles.Bundle) string {
 }
 
 func easyInstruction(b *bundles.Bundle, r built) string {
-	return "Call " + callee(b, r) + " " + argsPhrase(r) + " and store the outcome in a variable named `result`."
+	return "Call " + callee(b, r) + " " + argsPhrase(r) + " and store the outcome in `result`."
 }
 
 // callee names what to call without its leaf name: the method of the
@@ -580,27 +623,66 @@ func purpose(b *bundles.Bundle, leaf string) string {
 }
 
 // redact replaces every whitespace-separated word containing leaf
-// (case-insensitive) with "[…]".
+// (case-insensitive) with "[…]", and for a leaf of several words joined by
+// underscores every run of words that spells them with spaces ("Return
+// the cumulative sum." for cumulative_sum: "Return the […].").
 func redact(text, leaf string) string {
 	if leaf == "" {
 		return text
 	}
 	ll := strings.ToLower(leaf)
+	parts := strings.FieldsFunc(ll, func(r rune) bool { return r == '_' })
 	words := strings.Fields(text)
-	for i, w := range words {
-		if strings.Contains(strings.ToLower(w), ll) {
-			trail := ""
-			if n := len(w); n > 0 && strings.ContainsAny(w[n-1:], ".,;:") {
-				trail = w[n-1:]
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		n := 1
+		if !strings.Contains(strings.ToLower(w), ll) {
+			if n = spelled(words[i:], parts); n == 0 {
+				out = append(out, w)
+				continue
 			}
-			words[i] = "[…]" + trail
+			w = words[i+n-1]
+		}
+		trail := ""
+		if k := len(w); k > 0 && strings.ContainsAny(w[k-1:], ".,;:") {
+			trail = w[k-1:]
+		}
+		out = append(out, "[…]"+trail)
+		i += n - 1
+	}
+	return strings.Join(out, " ")
+}
+
+// spelled returns how many of words, from the first, spell the leaf parts
+// (lower case, at least two) with spaces: the first word ends with the
+// first part, the middle ones equal theirs and the last begins with the
+// last part ("cumulative sum." for cumulative, sum); 0 when they do not.
+func spelled(words, parts []string) int {
+	if len(parts) < 2 || len(words) < len(parts) {
+		return 0
+	}
+	for j, p := range parts {
+		w := strings.ToLower(words[j])
+		switch {
+		case j == 0 && !strings.HasSuffix(w, p),
+			j == len(parts)-1 && !strings.HasPrefix(w, p),
+			j > 0 && j < len(parts)-1 && w != p:
+			return 0
 		}
 	}
-	return strings.Join(words, " ")
+	return len(parts)
 }
 
 // leaks reports whether desc contains the leaf name (case-insensitive
-// substring, the protocol's rejection rule, §7 Stage 3).
+// substring, the protocol's rejection rule, §7 Stage 3), or, for a leaf of
+// several words joined by underscores, those words joined by spaces
+// ("cumulative sum" for cumulative_sum, "matrix rank" for matrix_rank).
 func leaks(desc, leaf string) bool {
-	return strings.Contains(strings.ToLower(desc), strings.ToLower(leaf))
+	d, l := strings.ToLower(desc), strings.ToLower(leaf)
+	if strings.Contains(d, l) {
+		return true
+	}
+	words := strings.FieldsFunc(l, func(r rune) bool { return r == '_' })
+	return len(words) > 1 && strings.Contains(strings.Join(strings.Fields(d), " "), strings.Join(words, " "))
 }

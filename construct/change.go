@@ -52,6 +52,7 @@ type Change struct {
 	Removed []string
 
 	params  []bundles.ParamInfo // the new signature without self/cls
+	old     []bundles.ParamInfo // the old signature without self/cls
 	oldKind map[string]string   // name → kind in the old signature
 }
 
@@ -112,7 +113,7 @@ func SignatureChange(b *bundles.Bundle) (c Change, ok bool) {
 			cur = append(cur, bundles.ParamInfo{Name: p.Name, Default: p.Default, Kind: k})
 		}
 	}
-	c.params = cur
+	c.params, c.old = cur, old
 	c.oldKind = map[string]string{}
 	oldByName := map[string]bundles.ParamInfo{}
 	for _, p := range old {
@@ -146,20 +147,33 @@ func SignatureChange(b *bundles.Bundle) (c Change, ok bool) {
 	return c, true
 }
 
-// Params returns the changed parameters whose change a call can exercise,
-// by keyword or by position (see [Change.Exercised]), in the new
-// signature's order: every name in Added, DefaultChanged and Moved, and
-// those in KindChanged but for parameters that merely became
-// positional-only. Empty means no call exercises the change (e.g. it only
-// removed parameters).
+// Params returns the changed parameters that some call can exercise (see
+// [Change.Exercised] for the rule), in the new signature's order: new
+// parameters a call can name or reach by position, formerly
+// positional-only ones now passable by keyword, parameters at positions
+// whose binding differs in the old release (moved, inserted, formerly
+// keyword-only, beyond the old positional parameters), and parameters
+// whose default changed and that still have one (a call relies on it).
+// Empty means no call exercises the change (e.g. it only removed
+// parameters or made them keyword-only).
 func (c Change) Params() []string {
-	var out []string
+	hit := map[string]bool{}
 	for _, p := range c.params {
-		if c.byKeyword(p) || c.byPosition(p) {
-			out = append(out, p.Name)
+		if c.byKeyword(p) || c.reliesOn(p) {
+			hit[p.Name] = true
 		}
 	}
-	return out
+	idx, from := c.positionalHits()
+	pos := positionsOf(c.params)
+	for _, i := range idx {
+		hit[pos[i]] = true
+	}
+	if from >= 0 {
+		if i := slices.IndexFunc(c.params, isVarPositional); i >= 0 {
+			hit[c.params[i].Name] = true
+		}
+	}
+	return c.inOrder(hit)
 }
 
 // KeywordParams returns the changed parameters that a call exercises by
@@ -167,59 +181,107 @@ func (c Change) Params() []string {
 func (c Change) KeywordParams() []string {
 	var out []string
 	for _, p := range c.params {
-		if p.Kind != kindVarKeyword && p.Kind != kindVarPositional && c.byKeyword(p) {
+		if c.byKeyword(p) {
 			out = append(out, p.Name)
 		}
 	}
 	return out
 }
 
-// Exercised returns the changed parameters that a call passing the given
-// keyword arguments and nPositional positional arguments (receiver not
-// counted) exercises, in signature order; none means the call does not
-// exercise the change. A keyword names its parameter, or lands in the
-// **kwargs parameter; the i-th positional argument lands on the i-th
-// parameter that can be passed positionally, or in *args beyond them.
+// Exercised returns the changed parameters through which a call passing
+// the given keyword arguments and nPositional positional arguments
+// (receiver not counted) exercises the change, in signature order; none
+// means the call does not. unpacks reports that the call also unpacks *
+// or ** arguments, whose contents are unknown.
 //
-// A parameter passed by keyword exercises the change when it was added,
-// its default changed, or it became keyword-only or stopped being
-// positional-only. One passed positionally exercises it when it was added,
-// its default changed, it moved, or it was keyword-only before. (A
-// parameter that became positional-only is passed positionally as before,
-// and relying on a changed default without passing the parameter is not
-// counted: neither shows in the call.)
-func (c Change) Exercised(keywords []string, nPositional int) []string {
+// The rule is protocol §7 Stage 3's "every task must exercise the change"
+// (the modified-API definition of §7 Stage 1, "Diff") read as: the same
+// call, made against the old release, fails or binds its arguments
+// differently, so a solution written for the old signature does not pass.
+// Concretely a call exercises the change through parameter p when
+//
+//   - it passes p by keyword and p is new (the old call raises TypeError,
+//     or sends the keyword into the old **kwargs) or was positional-only;
+//   - its i-th positional argument binds to p and the old signature's i-th
+//     positional parameter does not exist (the old call fails, or the
+//     argument lands in the old *args) or is another parameter, one that
+//     is still positional in the new signature or p itself was positional
+//     elsewhere (a parameter was inserted or moved). A renamed parameter
+//     at the same position (numpy.reshape's newshape → shape, newshape
+//     now keyword-only) binds the same way and does not count;
+//   - it relies on p's default (neither call passes p, by keyword or
+//     position) and that default changed, including a parameter that was
+//     required before (the old call fails). With unpacks this is unknown
+//     and not counted;
+//   - a keyword lands in the new **kwargs that the old signature lacked.
+//
+// Passing by keyword a parameter that merely became keyword-only, moved,
+// or whose default changed does not count: the old release accepts the
+// same call with the same meaning (numpy.clip(a, 1, 8), whose a_min lost
+// its required status, binds exactly as before). The rule is static and
+// errs both ways (a changed default may be cosmetic, numpy.bool_ →
+// numpy.bool); BuildConfig.OldEnv checks it empirically.
+func (c Change) Exercised(keywords []string, nPositional int, unpacks bool) []string {
 	hit := map[string]bool{}
+	passed := map[string]bool{} // by the new call
+	oldPassed := map[string]bool{}
 	for _, k := range keywords {
+		oldPassed[k] = true
 		i := slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool {
 			return p.Name == k && p.Kind != kindPositionalOnly && p.Kind != kindVarPositional && p.Kind != kindVarKeyword
 		})
-		if i < 0 {
-			i = slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Kind == kindVarKeyword })
+		if i >= 0 {
+			passed[k] = true
+			if c.byKeyword(c.params[i]) {
+				hit[k] = true
+			}
+			continue
 		}
-		if i >= 0 && c.byKeyword(c.params[i]) {
+		if i = slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Kind == kindVarKeyword }); i >= 0 && c.byKeyword(c.params[i]) {
 			hit[c.params[i].Name] = true
 		}
 	}
-	var pos []bundles.ParamInfo
-	for _, p := range c.params {
-		if p.Kind == kindPositionalOnly || p.Kind == kindPositional {
-			pos = append(pos, p)
-		}
-	}
-	varPos := slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Kind == kindVarPositional })
+	pos, oldPos := positionsOf(c.params), positionsOf(c.old)
+	idx, from := c.positionalHits()
 	for i := range nPositional {
+		if i < len(oldPos) {
+			oldPassed[oldPos[i]] = true
+		}
 		switch {
 		case i < len(pos):
-			if c.byPosition(pos[i]) {
-				hit[pos[i].Name] = true
+			passed[pos[i]] = true
+			if slices.Contains(idx, i) {
+				hit[pos[i]] = true
 			}
-		case varPos >= 0:
-			if c.byPosition(c.params[varPos]) {
-				hit[c.params[varPos].Name] = true
+		case slices.Contains(idx, i) || (from >= 0 && i >= from):
+			if j := slices.IndexFunc(c.params, isVarPositional); j >= 0 {
+				hit[c.params[j].Name] = true
 			}
 		}
 	}
+	if !unpacks {
+		for _, p := range c.params {
+			if !passed[p.Name] && !oldPassed[p.Name] && c.reliesOn(p) {
+				hit[p.Name] = true
+			}
+		}
+	}
+	return c.inOrder(hit)
+}
+
+// passedPositionally reports whether a call with nPositional positional
+// arguments passes parameter name by position.
+func (c Change) passedPositionally(name string, nPositional int) bool {
+	pos := positionsOf(c.params)
+	if i := slices.Index(pos, name); i >= 0 {
+		return i < nPositional
+	}
+	j := slices.IndexFunc(c.params, isVarPositional)
+	return j >= 0 && c.params[j].Name == name && nPositional > len(pos)
+}
+
+// inOrder returns the names in hit in signature order.
+func (c Change) inOrder(hit map[string]bool) []string {
 	var out []string
 	for _, p := range c.params {
 		if hit[p.Name] {
@@ -229,24 +291,33 @@ func (c Change) Exercised(keywords []string, nPositional int) []string {
 	return out
 }
 
-// positionalHits returns the 0-based positional argument indices that
-// exercise the change (see [Change.Exercised]), and the index from which on
-// every further one does (it lands in a changed *args), or -1.
+// positionalHits returns the 0-based positional argument indices through
+// which a call exercises the change (see [Change.Exercised]), and the
+// index from which on every further one does (it lands in a new *args
+// where the old call failed), or -1.
 func (c Change) positionalHits() (idx []int, from int) {
-	var pos []bundles.ParamInfo
-	for _, p := range c.params {
-		if p.Kind == kindPositionalOnly || p.Kind == kindPositional {
-			pos = append(pos, p)
-		}
+	pos, oldPos := positionsOf(c.params), positionsOf(c.old)
+	stillPositional := map[string]bool{}
+	for _, n := range pos {
+		stillPositional[n] = true
 	}
-	for i, p := range pos {
-		if c.byPosition(p) {
+	for i, n := range pos {
+		switch {
+		case i >= len(oldPos):
+			idx = append(idx, i)
+		case oldPos[i] != n && (stillPositional[oldPos[i]] || slices.Contains(oldPos, n)):
 			idx = append(idx, i)
 		}
 	}
 	from = -1
-	if i := slices.IndexFunc(c.params, func(p bundles.ParamInfo) bool { return p.Kind == kindVarPositional }); i >= 0 && c.byPosition(c.params[i]) {
-		from = len(pos)
+	if slices.ContainsFunc(c.params, isVarPositional) {
+		oldVar := slices.ContainsFunc(c.old, isVarPositional)
+		for i := len(pos); i < len(oldPos); i++ { // lands in *args, the old call binds a named parameter
+			idx = append(idx, i)
+		}
+		if !oldVar {
+			from = max(len(pos), len(oldPos))
+		}
 	}
 	return idx, from
 }
@@ -287,19 +358,27 @@ func (c Change) Describe(name string) string {
 
 func (c Change) in(list []string, p bundles.ParamInfo) bool { return slices.Contains(list, p.Name) }
 
+// byKeyword reports whether passing p by keyword exercises the change: p
+// is new (a new **kwargs: the old signature had none) or was
+// positional-only.
 func (c Change) byKeyword(p bundles.ParamInfo) bool {
-	if c.in(c.Added, p) || c.in(c.DefaultChanged, p) {
-		return true
+	if p.Kind == kindPositionalOnly || p.Kind == kindVarPositional {
+		return false
 	}
-	return c.in(c.KindChanged, p) && (p.Kind == kindKeywordOnly || c.oldKind[p.Name] == kindPositionalOnly)
+	if p.Kind == kindVarKeyword {
+		return !slices.ContainsFunc(c.old, func(o bundles.ParamInfo) bool { return o.Kind == kindVarKeyword })
+	}
+	return c.in(c.Added, p) || c.oldKind[p.Name] == kindPositionalOnly
 }
 
-func (c Change) byPosition(p bundles.ParamInfo) bool {
-	if c.in(c.Added, p) || c.in(c.DefaultChanged, p) || c.in(c.Moved, p) {
-		return true
-	}
-	return c.in(c.KindChanged, p) && c.oldKind[p.Name] == kindKeywordOnly
+// reliesOn reports whether a call that leaves p out exercises the change:
+// p has a default in the new signature and a different one, or none, in
+// the old.
+func (c Change) reliesOn(p bundles.ParamInfo) bool {
+	return p.Default != nil && c.in(c.DefaultChanged, p) && p.Kind != kindVarPositional && p.Kind != kindVarKeyword
 }
+
+func isVarPositional(p bundles.ParamInfo) bool { return p.Kind == kindVarPositional }
 
 // positionsOf returns the names of the parameters that can be passed
 // positionally, in order.

@@ -17,11 +17,16 @@ import (
 // (trixie), with their real old and new signatures:
 //   - numpy.sort gained keyword-only stable; example 0 sorts by axis,
 //     example 1 passes stable=True;
-//   - numpy.reshape gained shape, passed positionally by its example;
+//   - numpy.reshape renamed newshape to shape at the same position, and
+//     its example passes it positionally: the old release binds the same
+//     call the same way, so it does not exercise;
 //   - numpy.std gained mean and correction, which its example does not pass;
 //   - pandas.Series.apply gained by_row; example 0 calls it unbound,
 //     pd.Series.apply(s, f), whose second positional argument is func,
-//     not the changed convert_dtype; example 1 passes by_row=False;
+//     not the changed convert_dtype, but it relies on convert_dtype's
+//     changed default (True → <no_default>; the static rule counts that,
+//     the old environment does not: it behaves the same); example 1
+//     passes by_row=False;
 //   - numpy.nanstd (as std) is called by two print lines, then with mean=:
 //     the task is the third call and the context drops the other two;
 //   - numpy.argsort (as sort) is first called in an assignment, then with
@@ -58,7 +63,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		}
 		t.Logf("summary: %+v", sum)
 		want := map[string][]bool{
-			"numpy.sort": {false, true}, "numpy.reshape": {true}, "numpy.std": {false}, "pandas.Series.apply": {false, true},
+			"numpy.sort": {false, true}, "numpy.reshape": {false}, "numpy.std": {false}, "pandas.Series.apply": {true, true},
 			"numpy.nanstd": {true}, "numpy.argsort": {false},
 		}
 		got := exercises(tasks)
@@ -67,8 +72,8 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
 			}
 		}
-		if sum.ModifiedAPIs != 6 || sum.ExercisedAPIs != 4 || sum.ModifiedTasks != len(tasks) {
-			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 6, 4, %d",
+		if sum.ModifiedAPIs != 6 || sum.ExercisedAPIs != 3 || sum.ModifiedTasks != len(tasks) {
+			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 6, 3, %d",
 				sum.ModifiedAPIs, sum.ExercisedAPIs, sum.ModifiedTasks, len(tasks))
 		}
 		n := 0
@@ -123,10 +128,10 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("summary: %+v", sum)
-		want := map[string][]bool{"numpy.sort": {true}, "numpy.reshape": {true}, "pandas.Series.apply": {true}, "numpy.nanstd": {true}}
+		want := map[string][]bool{"numpy.sort": {true}, "pandas.Series.apply": {true}, "numpy.nanstd": {true}}
 		got := exercises(tasks)
 		if len(got) != len(want) {
-			t.Errorf("APIs with tasks: %v, want %v (numpy.std, numpy.argsort dropped)", got, want)
+			t.Errorf("APIs with tasks: %v, want %v (numpy.std, numpy.argsort, numpy.reshape dropped)", got, want)
 		}
 		for api, w := range want {
 			if !slices.Equal(got[api], w) {
@@ -135,12 +140,50 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		}
 		// With one example per API the stable= example is picked although
 		// it comes second; the other one is surplus.
-		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 2 {
-			t.Errorf("skipped %v, want %d %q (numpy.sort, pandas.Series.apply) and 2 %q (numpy.std, numpy.argsort)",
+		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 3 {
+			t.Errorf("skipped %v, want %d %q (numpy.sort, pandas.Series.apply) and 3 %q (numpy.std, numpy.argsort, numpy.reshape)",
 				sum.Skipped, 2, construct.SkipSurplus, construct.SkipUnexercised)
 		}
-		if sum.Tasks != 4 || sum.ExercisingTasks != 4 || sum.ModifiedTasks != 6 {
-			t.Errorf("tasks %d, exercising %d, modified %d; want 4, 4, 6", sum.Tasks, sum.ExercisingTasks, sum.ModifiedTasks)
+		if sum.Tasks != 3 || sum.ExercisingTasks != 3 || sum.ModifiedTasks != 6 {
+			t.Errorf("tasks %d, exercising %d, modified %d; want 3, 3, 6", sum.Tasks, sum.ExercisingTasks, sum.ModifiedTasks)
+		}
+	})
+
+	// The old environment decides: a task exercises the change when its
+	// reference and assertions fail under numpy 1.24 / pandas 1.5 (sort's
+	// stable=, apply's by_row=, nanstd's mean=) and not when they pass
+	// (reshape(a, 6), the unbound apply relying on convert_dtype's default).
+	t.Run("OldEnv", func(t *testing.T) {
+		old := sandboxtest.Env(t, "bookworm-sci")
+		tasks, sum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, OldEnv: old, Runner: runner, MaxExamples: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("summary: %+v", sum)
+		for _, tk := range tasks {
+			t.Logf("%s %s: %s %s", tk.APIName, tk.MaskedRegion, tk.OldEnvCheck, tk.OldEnvError)
+		}
+		want := map[string][]bool{
+			"numpy.sort": {false, true}, "numpy.reshape": {false}, "numpy.std": {false}, "pandas.Series.apply": {false, true},
+			"numpy.nanstd": {true}, "numpy.argsort": {false},
+		}
+		got := exercises(tasks)
+		for api, w := range want {
+			if !slices.Equal(got[api], w) {
+				t.Errorf("%s: old-env check says the easy tasks exercise the change %v, want %v", api, got[api], w)
+			}
+		}
+		for _, tk := range tasks {
+			if wantCheck := map[bool]string{true: construct.OldEnvFails, false: construct.OldEnvPasses}[*tk.ExercisesChange]; tk.OldEnvCheck != wantCheck {
+				t.Errorf("%s (%s): old_env_check %q, want %q", tk.TaskID, tk.APIName, tk.OldEnvCheck, wantCheck)
+			}
+			if tk.OldEnvCheck == construct.OldEnvFails && tk.OldEnvError == "" {
+				t.Errorf("%s: fails without an error line", tk.TaskID)
+			}
+		}
+		if sum.OldEnvCheck[construct.OldEnvFails] != 3 || sum.OldEnvCheck[construct.OldEnvPasses] != 5 || sum.ExercisingTasks != 3 || sum.StaticExercising != 4 {
+			t.Errorf("old-env outcomes %v, exercising %d, static %d; want 3 fails, 5 passes, 3, 4",
+				sum.OldEnvCheck, sum.ExercisingTasks, sum.StaticExercising)
 		}
 	})
 }

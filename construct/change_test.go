@@ -45,16 +45,14 @@ func TestSignatureChange(t *testing.T) {
 			added: list{"stable"}, params: list{"stable"}, keyword: list{"stable"}},
 		{name: "NumpyReshape", b: modified(t, reshapeOld, reshapeNew),
 			added: list{"shape", "copy"}, defaults: list{"newshape"}, kinds: list{"a", "newshape"},
-			params: list{"shape", "newshape", "copy"}, keyword: list{"shape", "newshape", "copy"}},
+			params: list{"shape", "newshape", "copy"}, keyword: list{"shape", "copy"}},
 		{name: "PandasMethodSelfDropped", b: modified(t, applyOld, applyNew),
 			added: list{"by_row"}, defaults: list{"convert_dtype"},
-			params: list{"convert_dtype", "by_row"}, keyword: list{"convert_dtype", "by_row"}},
+			params: list{"convert_dtype", "by_row"}, keyword: list{"by_row"}},
 		{name: "PandasPivotDefaults", b: modified(t, pivotOld, pivotNew),
 			defaults: list{"columns", "index", "values"},
-			params:   list{"columns", "index", "values"}, keyword: list{"columns", "index", "values"}},
-		{name: "InsertedPositional", b: modified(t,
-			`[{"name":"x","default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"n","default":"1","kind":"POSITIONAL_OR_KEYWORD"},{"name":"old","default":"0","kind":"POSITIONAL_OR_KEYWORD"}]`,
-			`(x, axis=0, n=1)`),
+			params:   list{"index", "values"}},
+		{name: "InsertedPositional", b: modified(t, insertedOld, insertedNew),
 			added: list{"axis"}, moved: list{"n"}, removed: list{"old"},
 			params: list{"axis", "n"}, keyword: list{"axis"}},
 	}
@@ -116,24 +114,60 @@ func TestSignatureChange_PublishedFormat(t *testing.T) {
 	}
 }
 
+const (
+	clipOld     = `[{"name":"a","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"a_min","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"a_max","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"out","annotation":null,"default":"None","kind":"POSITIONAL_OR_KEYWORD"},{"name":"kwargs","annotation":null,"default":null,"kind":"VAR_KEYWORD"}]`
+	clipNew     = `(a, a_min=<no value>, a_max=<no value>, out=None, *, min=<no value>, max=<no value>, **kwargs)`
+	makeMaskOld = `[{"name":"m","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"copy","annotation":null,"default":"False","kind":"POSITIONAL_OR_KEYWORD"},{"name":"shrink","annotation":null,"default":"True","kind":"POSITIONAL_OR_KEYWORD"},{"name":"dtype","annotation":null,"default":"<class 'numpy.bool_'>","kind":"POSITIONAL_OR_KEYWORD"}]`
+	makeMaskNew = `(m, copy=False, shrink=True, dtype=<class 'numpy.bool'>)`
+	lstsqOld    = `[{"name":"a","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"b","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"rcond","annotation":null,"default":"warn","kind":"POSITIONAL_OR_KEYWORD"}]`
+	lstsqNew    = `(a, b, rcond=None)`
+	savezOld    = `[{"name":"file","annotation":null,"default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"args","annotation":null,"default":null,"kind":"VAR_POSITIONAL"},{"name":"kwds","annotation":null,"default":null,"kind":"VAR_KEYWORD"}]`
+	savezNew    = `(file, *args, allow_pickle=True, **kwds)`
+	insertedOld = `[{"name":"x","default":null,"kind":"POSITIONAL_OR_KEYWORD"},{"name":"n","default":"1","kind":"POSITIONAL_OR_KEYWORD"},{"name":"old","default":"0","kind":"POSITIONAL_OR_KEYWORD"}]`
+	insertedNew = `(x, axis=0, n=1)`
+)
+
+// The cases are calls from numpy's and pandas' executed examples, and
+// their neighbours; "Old release" says what the same call does there.
 func TestChange_Exercised(t *testing.T) {
 	tests := []struct {
 		name, old, sig string
 		keywords       []string
 		positional     int
+		unpacks        bool
 		want           []string
 	}{
-		{"NewKeyword", sortOld, sortNew, []string{"stable"}, 1, []string{"stable"}},
-		{"UnchangedKeyword", sortOld, sortNew, []string{"axis"}, 1, nil},
-		{"AllOldPositionals", sortOld, sortNew, nil, 4, nil},
-		{"PositionalOnAddedParam", reshapeOld, reshapeNew, nil, 2, []string{"shape"}},
-		{"BecamePositionalOnlyNotCounted", reshapeOld, reshapeNew, nil, 1, nil},
-		{"BecameKeywordOnly", reshapeOld, reshapeNew, []string{"newshape"}, 1, []string{"newshape"}},
-		{"MethodReceiverNotCounted", applyOld, applyNew, nil, 1, nil},
-		{"MethodChangedDefaultPositional", applyOld, applyNew, nil, 2, []string{"convert_dtype"}},
-		{"MethodAddedKeyword", applyOld, applyNew, []string{"by_row"}, 1, []string{"by_row"}},
-		{"UnknownKeywordToUnchangedKwargs", applyOld, applyNew, []string{"na_action"}, 1, nil},
-		{"KeywordOnlyDefaultChanged", pivotOld, pivotNew, []string{"columns", "values"}, 0, []string{"columns", "values"}},
+		{"NewKeyword", sortOld, sortNew, []string{"stable"}, 1, false, []string{"stable"}}, // old: TypeError
+		{"UnchangedKeyword", sortOld, sortNew, []string{"axis"}, 1, false, nil},
+		{"AllOldPositionals", sortOld, sortNew, nil, 4, false, nil},
+		// np.reshape(a, 6): shape was newshape at the same position.
+		{"RenamedAtSamePosition", reshapeOld, reshapeNew, nil, 2, false, nil},
+		// np.reshape(a, shape=6): old TypeError, and newshape is required there.
+		{"RenamedByNewKeyword", reshapeOld, reshapeNew, []string{"shape"}, 1, false, []string{"shape", "newshape"}},
+		{"BecameKeywordOnlyPassedByKeyword", reshapeOld, reshapeNew, []string{"newshape"}, 1, false, nil},
+		// np.clip(a, 1, 8): a_min and a_max gained defaults but are passed.
+		{"ClipChangedDefaultsPassed", clipOld, clipNew, nil, 3, false, nil},
+		// np.clip(a, max=8): old TypeError (a_min, a_max required, max unknown).
+		{"ClipReliesOnNewDefaults", clipOld, clipNew, []string{"max"}, 1, false, []string{"a_min", "a_max", "max"}},
+		// ma.make_mask(arr, dtype=dtype): the default changed, the call passes it.
+		{"ChangedDefaultPassedByKeyword", makeMaskOld, makeMaskNew, []string{"dtype"}, 1, false, nil},
+		// ma.make_mask(arr): relies on the changed (here cosmetic) default.
+		{"ReliesOnChangedDefault", makeMaskOld, makeMaskNew, nil, 1, false, []string{"dtype"}},
+		{"UnpackedArgumentsUnknown", makeMaskOld, makeMaskNew, nil, 1, true, nil},
+		{"LstsqReliesOnRcond", lstsqOld, lstsqNew, nil, 2, false, []string{"rcond"}},
+		{"LstsqPassesRcond", lstsqOld, lstsqNew, nil, 3, false, nil},
+		{"SavezArraysInBothStarArgs", savezOld, savezNew, nil, 3, false, nil},
+		{"SavezNewKeyword", savezOld, savezNew, []string{"allow_pickle"}, 2, false, []string{"allow_pickle"}},
+		{"InsertedBeforeMoved", insertedOld, insertedNew, nil, 2, false, []string{"axis"}}, // old binds n
+		{"MovedPositional", insertedOld, insertedNew, nil, 3, false, []string{"axis", "n"}},
+		{"InsertedNotPassed", insertedOld, insertedNew, nil, 1, false, nil},
+		{"MethodReceiverNotCounted", applyOld, applyNew, []string{"convert_dtype"}, 1, false, nil},
+		{"MethodReliesOnChangedDefault", applyOld, applyNew, nil, 1, false, []string{"convert_dtype"}},
+		{"MethodChangedDefaultPositional", applyOld, applyNew, nil, 2, false, nil},
+		{"MethodAddedKeyword", applyOld, applyNew, []string{"by_row", "convert_dtype"}, 1, false, []string{"by_row"}},
+		{"UnknownKeywordToUnchangedKwargs", applyOld, applyNew, []string{"na_action", "convert_dtype"}, 1, false, nil},
+		// df.pivot(columns=..., values=...): index relies on None → <no_default>.
+		{"KeywordOnlyDefaultsPassed", pivotOld, pivotNew, []string{"columns", "values"}, 0, false, []string{"index"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,8 +175,8 @@ func TestChange_Exercised(t *testing.T) {
 			if !ok {
 				t.Fatal("SignatureChange: ok = false")
 			}
-			if got := c.Exercised(tt.keywords, tt.positional); !slices.Equal(got, tt.want) {
-				t.Errorf("Exercised(%q, %d) = %q, want %q", tt.keywords, tt.positional, got, tt.want)
+			if got := c.Exercised(tt.keywords, tt.positional, tt.unpacks); !slices.Equal(got, tt.want) {
+				t.Errorf("Exercised(%q, %d, %v) = %q, want %q", tt.keywords, tt.positional, tt.unpacks, got, tt.want)
 			}
 		})
 	}

@@ -26,13 +26,14 @@ func newTasksCmd(g *globals) *cobra.Command {
 }
 
 type tasksBuildConfig struct {
-	bundles, env, out, backend string
-	maxExamples, workers       int
-	noMedium, noC1, skipBad    bool
-	changeOnly                 bool
-	json, rebuild              bool
-	generator                  string        // offline or llm
-	ep                         endpointFlags // --generator llm
+	bundles, env, oldEnv, out string
+	backend                   string
+	maxExamples, workers      int
+	noMedium, noC1, skipBad   bool
+	changeOnly                bool
+	json, rebuild             bool
+	generator                 string        // offline or llm
+	ep                        endpointFlags // --generator llm
 }
 
 func newTasksBuildCmd(g *globals) *cobra.Command {
@@ -48,8 +49,14 @@ Each task gets an easy and, where the call takes context variables, a medium var
 For signature-modified APIs each task records the changed parameters and whether its call passes
 one of them (changed_params, exercises_change; §7 Stage 3 "every task must exercise the change");
 examples and calls that pass a changed parameter are preferred, and --change-only drops the tasks
-whose call does not. It is off by default: most examples (docstrings) call a modified API the old
-way, so it would drop most modified-API tasks (on numpy, scipy and pandas about 5 in 6).
+whose call does not. The static rule (construct.Change.Exercised) counts a call that the old
+release would reject or bind differently, or that relies on a changed default. With --old-env
+(the old release's environment) each modified-API task's reference and assertions run there
+instead: a task exercises the change when they fail (old_env_check "fails") and passes there.
+It is off by default: most examples (docstrings) call a modified API the old way.
+
+The options are recorded in OUT.options.json; a rerun reuses --out only when it is newer than
+--bundles and was built with the same options, and says on stderr why it rebuilds.
 
 Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
 runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
@@ -62,6 +69,7 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 	f := cmd.Flags()
 	f.StringVar(&cfg.bundles, "bundles", "", "bundles.jsonl with executed examples")
 	f.StringVar(&cfg.env, "env", "trixie-sci", "environment the examples run in (the new release)")
+	f.StringVar(&cfg.oldEnv, "old-env", "", "old-release environment (e.g. bookworm-sci): modified-API tasks run their reference and assertions there, and exercise the change when they fail (old_env_check)")
 	f.StringVar(&cfg.out, "out", "tasks.jsonl", "tasks.jsonl to write; expected_calls.jsonl, filters/ and instances/ go beside it")
 	f.StringVar(&cfg.backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.IntVar(&cfg.maxExamples, "max-examples", 2, "executed examples used per API")
@@ -101,7 +109,21 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		tasks []*evalharness.Task
 		bsum  construct.BuildSummary
 	)
-	if pipeline.Fresh(cfg.out, cfg.bundles) && !cfg.rebuild {
+	var oldEnv *sandbox.Environment
+	if cfg.oldEnv != "" {
+		if oldEnv, err = store.Get(cfg.oldEnv); err != nil {
+			return err
+		}
+	}
+	opts := poolOptions(cfg)
+	why := "--rebuild"
+	if !cfg.rebuild {
+		why = "the bundles are newer"
+		if pipeline.Fresh(cfg.out, cfg.bundles) {
+			why = construct.OptionsDiffer(cfg.out, opts)
+		}
+	}
+	if why == "" {
 		// A rerun resumes: the tasks stay, call records and C1 verdicts
 		// already written are reused below.
 		if tasks, err = evalharness.LoadTasks(cfg.out, evalharness.LoadOptions{}); err != nil {
@@ -110,7 +132,10 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		g.log.Info("reusing tasks (newer than the bundles; --rebuild builds them again)", "tasks", len(tasks), "file", cfg.out)
 		bsum = construct.BuildSummary{APIs: len(bs), Tasks: len(tasks), Reused: true}
 	} else {
-		if tasks, bsum, err = buildPool(ctx, g, cfg, bs, env, runner, progress); err != nil {
+		if _, err := os.Stat(cfg.out); err == nil {
+			g.log.Info("rebuilding tasks", "file", cfg.out, "why", why)
+		}
+		if tasks, bsum, err = buildPool(ctx, g, cfg, bs, env, oldEnv, runner, progress); err != nil {
 			return err
 		}
 		if dir := filepath.Dir(cfg.out); dir != "." {
@@ -119,6 +144,9 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 			}
 		}
 		if err := evalharness.WriteTasks(cfg.out, tasks); err != nil {
+			return err
+		}
+		if err := construct.WriteOptions(cfg.out, opts); err != nil {
 			return err
 		}
 	}
@@ -149,8 +177,12 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks (%s)\n",
 			bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, countList(bsum.ByDifficulty))
 		if bsum.ModifiedAPIs > 0 {
-			fmt.Fprintf(g.stdout, "signature-modified: %d APIs, %d with a task exercising the change; %d tasks, %d exercising\n",
-				bsum.ModifiedAPIs, bsum.ExercisedAPIs, bsum.ModifiedTasks, bsum.ExercisingTasks)
+			fmt.Fprintf(g.stdout, "signature-modified: %d APIs, %d with a task exercising the change; %d tasks, %d exercising (static rule %d",
+				bsum.ModifiedAPIs, bsum.ExercisedAPIs, bsum.ModifiedTasks, bsum.ExercisingTasks, bsum.StaticExercising)
+			if bsum.OldEnvCheck != nil {
+				fmt.Fprintf(g.stdout, "; in %s: %s", cfg.oldEnv, countList(bsum.OldEnvCheck))
+			}
+			fmt.Fprintln(g.stdout, ")")
 		}
 	}
 	var reasons []string
@@ -167,6 +199,23 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	}
 	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
 	return nil
+}
+
+// poolOptions returns the options recorded beside the pool (see
+// construct.PoolOptions), defaults filled in.
+func poolOptions(cfg tasksBuildConfig) construct.PoolOptions {
+	o := construct.PoolOptions{Generator: cfg.generator, Env: cfg.env, OldEnv: cfg.oldEnv, MaxExamples: cfg.maxExamples,
+		Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, Rule: construct.ExerciseRule}
+	if o.Generator == "" {
+		o.Generator = "offline"
+	}
+	if o.MaxExamples <= 0 {
+		o.MaxExamples = 2
+	}
+	if o.Generator == "llm" {
+		o.Model = cfg.ep.model
+	}
+	return o
 }
 
 // countList formats counts as "a 3, b 5", keys sorted.

@@ -13,12 +13,12 @@ import (
 // buildPool runs the Stage 3 generator chosen by --generator: offline
 // (construct.BuildTasks) or llm (construct.GenerateTasks with the
 // --endpoint/--model flags).
-func buildPool(ctx context.Context, g *globals, cfg tasksBuildConfig, bs []bundles.Bundle, env *sandbox.Environment,
+func buildPool(ctx context.Context, g *globals, cfg tasksBuildConfig, bs []bundles.Bundle, env, oldEnv *sandbox.Environment,
 	runner sandbox.Runner, progress io.Writer) ([]*evalharness.Task, construct.BuildSummary, error) {
 	switch cfg.generator {
 	case "", "offline":
 		return construct.BuildTasks(ctx, construct.BuildConfig{
-			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly,
+			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, OldEnv: oldEnv,
 			Workers: cfg.workers, Progress: progress, Log: g.log,
 		})
 	case "llm":
