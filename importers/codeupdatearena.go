@@ -120,7 +120,7 @@ var defName = regexp.MustCompile(`(?m)^def\s+([A-Za-z_]\w*)\s*\(`)
 // Records that cannot be turned into a task (no def in the implementation,
 // duplicate ids) are listed in skipped.jsonl.
 func ImportCodeUpdateArena(path, out string, cfg ArenaConfig) (Stats, error) {
-	recs, _, err := bundles.ReadJSONL[ArenaRecord](path, bundles.ReadOptions{})
+	recs, err := readRecords[ArenaRecord](path)
 	if err != nil {
 		return Stats{}, err
 	}

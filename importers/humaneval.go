@@ -43,7 +43,7 @@ var checkCall = regexp.MustCompile(`(?m)^check\(`)
 // pool's test followed by check(<entry_point>), as openai/human-eval runs
 // it. No bundles are written (the pool names no API).
 func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
-	recs, _, err := bundles.ReadJSONL[HumanEvalRecord](path, bundles.ReadOptions{})
+	recs, err := readRecords[HumanEvalRecord](path)
 	if err != nil {
 		return Stats{}, err
 	}

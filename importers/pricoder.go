@@ -61,11 +61,11 @@ func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
 	if cfg.TasksPath == "" || cfg.DocsPath == "" || cfg.Library == "" {
 		return Stats{}, errors.New("importers: PriCoderConfig needs TasksPath, DocsPath and Library")
 	}
-	docs, _, err := bundles.ReadJSONL[PriCoderDoc](cfg.DocsPath, bundles.ReadOptions{})
+	docs, err := readRecords[PriCoderDoc](cfg.DocsPath)
 	if err != nil {
 		return Stats{}, err
 	}
-	recs, _, err := bundles.ReadJSONL[PriCoderRecord](cfg.TasksPath, bundles.ReadOptions{})
+	recs, err := readRecords[PriCoderRecord](cfg.TasksPath)
 	if err != nil {
 		return Stats{}, err
 	}
