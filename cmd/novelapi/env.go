@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func newEnvCmd(g *globals) *cobra.Command {
@@ -40,9 +38,7 @@ packages as the existing environment of that name is reused.`,
 				return usagef("env build: --suite is required (one of %s)", strings.Join(sandbox.Suites(), ", "))
 			}
 			cfg.Log = g.log
-			if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
-				cfg.Progress = g.stderr
-			}
+			cfg.Progress = progressWriter(g)
 			env, err := sandbox.OpenStore(g.home).Build(cmd.Context(), cfg)
 			if err != nil {
 				return err
@@ -149,9 +145,7 @@ func newEnvDockerCmd(g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := sandbox.ImportConfig{Log: g.log}
-			if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
-				cfg.Progress = g.stderr
-			}
+			cfg.Progress = progressWriter(g)
 			id, err := sandbox.OpenStore(g.home).ImportDockerWith(cmd.Context(), args[0], cfg)
 			if err != nil {
 				return err

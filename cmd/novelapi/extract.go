@@ -65,9 +65,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 			}
 			cfg.Candidates = cands
 			cfg.Logger = g.log
-			if !g.quiet {
-				cfg.Progress = g.stderr
-			}
+			cfg.Progress = progressWriter(g)
 			_, sum, err := bundles.Extract(cmd.Context(), runner, cfg)
 			if asJSON {
 				if jerr := writeJSON(g.stdout, struct {

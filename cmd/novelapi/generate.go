@@ -101,9 +101,7 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 				return usagef("unknown --knowledge %q (valid: %v)", knowledge, generate.Sources)
 			}
 			cfg.Tasks, cfg.Condition, cfg.Client, cfg.Log = tasks, condition, client, g.log
-			if !g.quiet {
-				cfg.Progress = g.stderr
-			}
+			cfg.Progress = progressWriter(g)
 			sum, err := generate.Run(cmd.Context(), cfg)
 			if sum.Tasks == 0 && err != nil {
 				return err // nothing was attempted: no summary to print

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/novelapi/novelapi/importers"
@@ -135,9 +134,7 @@ DIR/reference_check.md (figures per group and every failing reference).`,
 				return err
 			}
 			cfg.Runner, cfg.Store, cfg.Log = r, sandbox.OpenStore(g.home), g.log
-			if !g.quiet {
-				cfg.Progress = os.Stderr
-			}
+			cfg.Progress = progressWriter(g)
 			sum, err := importers.CheckPool(cmd.Context(), args[0], cfg)
 			if err != nil {
 				return err

@@ -116,9 +116,7 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 				return err
 			}
 			cfg := index.BuildConfig{Embedder: emb, Logger: g.log}
-			if !g.quiet {
-				cfg.Progress = g.stderr
-			}
+			cfg.Progress = progressWriter(g)
 			run := index.Build
 			if add {
 				run = index.Add
