@@ -44,8 +44,31 @@ type DiffOptions struct {
 	// the result is the set the published protocol would list.
 	ProtocolOnly bool
 	// KeepFiltered returns candidates dropped by per-entry filters too, for
-	// inspection; their Extra.Other["dropped_by"] names the filter.
+	// inspection; their Extra.Other["dropped_by"] names the filter. It also
+	// returns the moved-only APIs the protocol drops (§7 "Diff"), marked
+	// dropped_by [FilterMoved], with Extra.OldAPIName the old path they were
+	// matched to and Extra.Other["matched_by"] the rule ("relocation" or
+	// "fuzzy"). Kept records are not counted in Summary.Candidates; moved
+	// ones are counted in Summary.MovedOnly, not Summary.Dropped.
 	KeepFiltered bool
+	// NewIfMovedFrom lists old-version namespaces ("numpy.array_api") whose
+	// APIs do not make a new API old: an old entry all of whose paths lie
+	// under one of these prefixes (the path itself or below it) is ignored
+	// when matching by identity, relocation or fuzzy docstring, so a new API
+	// whose only old match is there counts as new (or, if it also has a
+	// match elsewhere, is diffed against that one). A match at the same
+	// path still counts. A candidate made new this way records the ignored
+	// match in Extra.Other["moved_from_experimental"]. Nil means the protocol's rule:
+	// every old entry counts (§7 "Diff").
+	//
+	// This is a novelapi extension for experimental modules such as numpy
+	// 1.x's numpy.array_api: numpy 2's numpy.linalg.vector_norm,
+	// numpy.linalg.matrix_norm, numpy.vecdot, numpy.concat and
+	// numpy.permute_dims match functions of that module, yet a model trained
+	// on numpy 1.24-era code calls numpy.linalg.norm and numpy.concatenate,
+	// not the array-API names, and the old experimental module was a
+	// separate object that code seldom imported.
+	NewIfMovedFrom []string
 }
 
 // A Summary reports what a discovery saw and why APIs were dropped.
@@ -90,6 +113,9 @@ const (
 	FilterModuleName      = "module_name"
 	FilterSharedDocstring = "shared_docstring"
 	FilterCamelCaseCap    = "camelcase_cap"
+	// FilterMoved marks moved-only APIs listed by DiffOptions.KeepFiltered;
+	// it never appears in Summary.Dropped (see Summary.MovedOnly).
+	FilterMoved = "moved"
 )
 
 // DomainOf returns the protocol's domain of a library (§1.9), or
@@ -162,12 +188,15 @@ func Discover(ctx context.Context, runner sandbox.Runner, cfg DiscoverConfig) ([
 func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candidate, Summary) {
 	sum := Summary{Library: library, NewVersion: new.Version, Seen: len(new.Entries),
 		Dropped: map[string]int{}, NewWalkFailures: new.WalkFailures}
-	var oldIdx *surfaceIndex
+	var oldIdx, stableIdx *surfaceIndex
 	if old != nil {
 		sum.OldVersion = old.Version
 		sum.OldSeen = len(old.Entries)
 		sum.OldWalkFailures = old.WalkFailures
-		oldIdx = indexSurface(old)
+		oldIdx = indexSurface(old, nil)
+		if len(opts.NewIfMovedFrom) > 0 {
+			stableIdx = indexSurface(old, func(o *SurfaceEntry) bool { return !underPrefixes(o, opts.NewIfMovedFrom) })
+		}
 	}
 	sharedDocs := map[string]int{}
 	for i := range new.Entries {
@@ -202,6 +231,12 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 			sum.Added++
 		} else {
 			o, how := oldIdx.match(e)
+			if o != nil && how != "fqn" && stableIdx != nil && underPrefixes(o, opts.NewIfMovedFrom) {
+				exp := o.APIName
+				if o, how = stableIdx.match(e); o == nil {
+					other["moved_from_experimental"] = exp
+				}
+			}
 			switch {
 			case o == nil:
 				if f := underFailure(e, old.WalkFailures); f != "" {
@@ -210,12 +245,18 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 				}
 				sum.Added++
 			case !signatureChanged(o.Parameters, e.Parameters):
-				if how == "relocation" || how == "fuzzy" {
-					sum.MovedOnly++
-				} else {
+				if how != "relocation" && how != "fuzzy" {
 					sum.Unchanged++
+					continue
 				}
-				continue
+				sum.MovedOnly++
+				if !opts.KeepFiltered {
+					continue
+				}
+				other["dropped_by"] = FilterMoved
+				other["matched_by"] = how
+				c.Extra.OldAPIName = o.APIName
+				c.Extra.Relocated = !slices.Contains(e.Paths, o.APIName)
 			default:
 				sum.ModifiedRaw++
 				c.IsModified = true
@@ -232,8 +273,9 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 			v := old.Version
 			c.OldVersion = &v
 		}
-		f := entryFilter(e, library, opts, sharedDocs)
-		if f != "" {
+		if other["dropped_by"] == FilterMoved {
+			// listed for inspection only; the filters below do not run
+		} else if f := entryFilter(e, library, opts, sharedDocs); f != "" {
 			sum.Dropped[f]++
 			if !opts.KeepFiltered {
 				continue
@@ -326,11 +368,16 @@ func relocationKeys(e *SurfaceEntry) []string {
 	return keys
 }
 
-func indexSurface(s *Surface) *surfaceIndex {
+// indexSurface indexes the entries of s for which keep reports true (all
+// when keep is nil).
+func indexSurface(s *Surface, keep func(*SurfaceEntry) bool) *surfaceIndex {
 	ix := &surfaceIndex{identity: map[string]*SurfaceEntry{}, fqn: map[string]*SurfaceEntry{},
 		reloc: map[string]*SurfaceEntry{}, byShort: map[string][]*SurfaceEntry{}}
 	for i := range s.Entries {
 		e := &s.Entries[i]
+		if keep != nil && !keep(e) {
+			continue
+		}
 		if _, ok := ix.identity[identityKey(e)]; !ok {
 			ix.identity[identityKey(e)] = e
 		}
@@ -375,6 +422,21 @@ func (ix *surfaceIndex) match(e *SurfaceEntry) (*SurfaceEntry, string) {
 		}
 	}
 	return nil, ""
+}
+
+// underPrefixes reports whether every path of e (its APIName when it has
+// none) is one of prefixes or lies below one.
+func underPrefixes(e *SurfaceEntry, prefixes []string) bool {
+	paths := e.Paths
+	if len(paths) == 0 {
+		paths = []string{e.APIName}
+	}
+	for _, p := range paths {
+		if !slices.ContainsFunc(prefixes, func(pre string) bool { return p == pre || strings.HasPrefix(p, pre+".") }) {
+			return false
+		}
+	}
+	return true
 }
 
 var (

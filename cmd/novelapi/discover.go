@@ -92,7 +92,13 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 	f.BoolVar(&noOld, "no-old", false, "no pre-boundary release: every API is new")
 	f.StringVar(&out, "out", "", "candidates.jsonl to write (default HOME/data/LIB/candidates.jsonl)")
 	f.BoolVar(&diff.ProtocolOnly, "protocol-only", false, "leave out novelapi's extension APIs (methods of classes)")
-	f.BoolVar(&diff.KeepFiltered, "keep-filtered", false, "also write filtered APIs, marked extra.dropped_by")
+	f.BoolVar(&diff.KeepFiltered, "keep-filtered", false,
+		"also write filtered APIs, marked extra.dropped_by; moved-only APIs are marked \"moved\" with extra.old_api_name")
+	f.StringSliceVar(&diff.NewIfMovedFrom, "new-if-moved-from", nil,
+		"old namespaces (comma-separated, e.g. numpy.array_api) whose APIs do not make a relocated API old:\n"+
+			"an API whose only old match lies under one counts as new (default: protocol rule, every match counts).\n"+
+			"For experimental modules: 1.24-era code calls numpy.linalg.norm, not numpy.array_api's vector_norm,\n"+
+			"and the experimental module was a separate object")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.StringSliceVar(&only, "api", nil, "write only these candidates (comma-separated api_names; the summary still covers all)")
