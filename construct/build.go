@@ -50,7 +50,9 @@ type BuildConfig struct {
 	// control, and the outcome decides Task.ExercisesChange (see
 	// [Task.OldEnvCheck]): a task whose reference fails in the old release
 	// but passes in the new one tells them apart, the protocol's "every task
-	// must exercise the change" (§7 Stage 3) checked directly. Nil keeps the
+	// must exercise the change" (§7 Stage 3) checked directly, unless it
+	// fails there only because a module or name is missing
+	// ([FailsElsewhere]), which keeps the static rule. Nil keeps the
 	// static rule of [Change.Exercised].
 	OldEnv *sandbox.Environment
 	// Medium adds a medium-difficulty variant (the call inside a small
@@ -95,7 +97,9 @@ type BuildSummary struct {
 	// unless OldEnv decided some.
 	StaticExercising int `json:"static_exercising"`
 	// OldEnvCheck counts the modified tasks by Task.OldEnvCheck outcome
-	// (fails, passes, error); nil without OldEnv.
+	// (fails, fails_elsewhere, passes, error); nil without OldEnv.
+	// ExercisingTasks counts the fails, none of the passes, and those of
+	// the others that the static rule counts.
 	OldEnvCheck map[string]int `json:"old_env_check,omitempty"`
 	// Reused reports that existing tasks were loaded instead of built.
 	Reused bool `json:"reused,omitempty"`

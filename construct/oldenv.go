@@ -3,6 +3,8 @@ package construct
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,19 +14,68 @@ import (
 	"github.com/novelapi/novelapi/sandbox"
 )
 
-// Outcomes of the old-environment check, Task.OldEnvCheck.
+// Outcomes of the old-environment check, Task.OldEnvCheck (protocol §7
+// Stage 3: "every task must exercise the change").
 const (
 	OldEnvFails  = "fails"  // the reference or an assertion fails in the old release: the task exercises the change
 	OldEnvPasses = "passes" // it passes there too: the task does not
 	OldEnvError  = "error"  // undecided: a limit was hit, or the control run in the new release failed
+	// OldEnvFailsElsewhere: the old run fails because a module or name
+	// the script uses does not exist in the old release (see
+	// [FailsElsewhere]), before or instead of the call's signature
+	// mattering; the run says nothing about the change, so
+	// Task.ExercisesChange keeps the static rule, as for OldEnvError.
+	OldEnvFailsElsewhere = "fails_elsewhere"
 )
+
+// Python's messages for a module or a name that does not exist, as the
+// last line of a traceback ("AttributeError: module 'numpy' has no
+// attribute 'strings'. Did you mean: 'string_'?").
+var (
+	missingModule = regexp.MustCompile(`^(?:ModuleNotFoundError|ImportError): No module named '([^']+)'`)
+	missingImport = regexp.MustCompile(`^ImportError: cannot import name '([^']+)'`)
+	missingAttr   = regexp.MustCompile(`^AttributeError: (?:module|type object) '[^']+' has no attribute '([^']+)'`)
+)
+
+// FailsElsewhere reports whether errLine, the last line of a Python
+// traceback (Task.OldEnvError), says that a module or a module's or
+// class's attribute does not exist (ModuleNotFoundError, ImportError
+// "cannot import name", AttributeError "module 'numpy' has no attribute
+// 'strings'" or "type object 'Series' has no attribute 'case_when'")
+// under a name that is none of changed, the call's changed parameters. A
+// task failing so in the old release fails because the API or something
+// it uses moved or is new there, not because of the signature change
+// (protocol §7 Stage 3: "every task must exercise the change"). name is
+// the missing name ("numpy.strings", "strings").
+//
+// Every other failure counts as exercising: a TypeError ("unexpected
+// keyword argument 'axis'"), a failed assertion, and an AttributeError
+// on an instance ("'tuple' object has no attribute 'statistic'"), which
+// usually means the call returned something else in the old release.
+func FailsElsewhere(errLine string, changed []string) (name string, ok bool) {
+	for _, re := range []*regexp.Regexp{missingModule, missingImport, missingAttr} {
+		m := re.FindStringSubmatch(errLine)
+		if m == nil {
+			continue
+		}
+		name = m[1]
+		leaf := name[strings.LastIndexByte(name, '.')+1:]
+		if slices.Contains(changed, name) || slices.Contains(changed, leaf) {
+			return "", false
+		}
+		return name, true
+	}
+	return "", false
+}
 
 // checkOldEnv runs each task's reference solution followed by the
 // assertions of its execution_test (the monitor check block left out: it
 // needs the harness's spy) as a plain script in cfg.OldEnv and, as a
 // control, in cfg.Env, and records the outcome on the task
 // (Task.OldEnvCheck, Task.OldEnvError, Task.ExercisesChange; see
-// BuildConfig.OldEnv), counting outcomes into counts. The error is non-nil
+// BuildConfig.OldEnv), counting outcomes into counts. OldEnvFails and
+// OldEnvPasses set ExercisesChange; OldEnvFailsElsewhere and OldEnvError
+// leave the static rule's value. The error is non-nil
 // only when the sandbox failed or ctx ended.
 func checkOldEnv(ctx context.Context, cfg BuildConfig, tasks []*evalharness.Task, counts map[string]int) error {
 	var (
@@ -43,8 +94,13 @@ func checkOldEnv(ctx context.Context, cfg BuildConfig, tasks []*evalharness.Task
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			if outcome == OldEnvFails {
+				if _, ok := FailsElsewhere(detail, t.ChangedParams); ok {
+					outcome = OldEnvFailsElsewhere
+				}
+			}
 			t.OldEnvCheck, t.OldEnvError = outcome, detail
-			if outcome != OldEnvError {
+			if outcome == OldEnvFails || outcome == OldEnvPasses {
 				yes := outcome == OldEnvFails
 				t.ExercisesChange = &yes
 			}

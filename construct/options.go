@@ -27,9 +27,10 @@ type PoolOptions struct {
 	Rule int `json:"rule"`
 }
 
-// ExerciseRule is the version of [Change.Exercised] recorded in
-// PoolOptions.Rule.
-const ExerciseRule = 2
+// ExerciseRule is the version of [Change.Exercised] and of the
+// old-environment classification ([FailsElsewhere]; 3 added
+// fails_elsewhere) recorded in PoolOptions.Rule.
+const ExerciseRule = 3
 
 // OptionsPath returns the sidecar of the task pool at tasks:
 // "tasks.jsonl" → "tasks.jsonl.options.json".

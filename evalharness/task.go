@@ -54,16 +54,22 @@ type Task struct {
 	ExercisesChange *bool `json:"exercises_change,omitempty"`
 	// OldEnvCheck is the outcome of running the reference solution and the
 	// execution_test assertions in the old release's environment
-	// (construct.BuildConfig.OldEnv): "fails" (an exception or a failed
-	// assertion: the task tells the releases apart, so ExercisesChange is
-	// true), "passes" (ExercisesChange is false) or "error" (the run could
-	// not decide: it timed out, hit a limit, or the reference failed in the
-	// new environment too; ExercisesChange keeps the static rule). "" when
-	// not checked.
+	// (construct.BuildConfig.OldEnv), which checks protocol §7 Stage 3's
+	// "every task must exercise the change": "fails" (an exception or a
+	// failed assertion: the task tells the releases apart, so
+	// ExercisesChange is true), "fails_elsewhere" (it fails because a
+	// module or name it uses does not exist in the old release, e.g.
+	// "AttributeError: module 'numpy' has no attribute 'strings'", not
+	// because of the signature change; construct.FailsElsewhere has the
+	// rule; ExercisesChange keeps the static rule), "passes"
+	// (ExercisesChange is false) or "error" (the run could not decide: it
+	// timed out, hit a limit, or the reference failed in the new
+	// environment too; ExercisesChange keeps the static rule). "" when not
+	// checked.
 	OldEnvCheck string `json:"old_env_check,omitempty"`
 	// OldEnvError is the last line of the old run's error output when
-	// OldEnvCheck is "fails" or "error" (e.g. "TypeError: sort() got an
-	// unexpected keyword argument 'stable'").
+	// OldEnvCheck is "fails", "fails_elsewhere" or "error" (e.g.
+	// "TypeError: sort() got an unexpected keyword argument 'stable'").
 	OldEnvError string `json:"old_env_error,omitempty"`
 	// SpyAPIs lists further fully qualified targets to monitor for
 	// multi-API pools; a call to any of them counts. Empty means only APIName.

@@ -1,0 +1,4 @@
+package construct
+
+// CheckOldEnv is checkOldEnv, for tests.
+var CheckOldEnv = checkOldEnv
