@@ -62,3 +62,20 @@ func TestInternalName(t *testing.T) {
 		}
 	}
 }
+
+func TestPreferredImport(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"pandas.io.parsers.readers.read_csv", "pandas.io.parsers.read_csv", "pandas.read_csv", "pandas.io.api.read_csv"}, "pandas.read_csv"},
+		{[]string{"numpy.unstack", "numpy.lib._shape_base_impl.unstack"}, "numpy.unstack"},
+		{[]string{"pandas.core.groupby.GroupBy.std"}, "pandas.core.groupby.GroupBy.std"},
+		{[]string{"pandas.core.frame.DataFrame.map", "pandas.DataFrame.map"}, "pandas.DataFrame.map"},
+		{nil, ""},
+	} {
+		if got := PreferredImport(c.names); got != c.want {
+			t.Errorf("PreferredImport(%v) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

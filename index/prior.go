@@ -54,3 +54,29 @@ func (ix *Index) applyPrior(fs []fused) {
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].score > fs[j].score })
 }
+
+// PreferredImport returns the import path to show users for an API with
+// these names (qualified name first, then aliases): the public path (see
+// internalName) with the fewest segments, ties broken alphabetically; the
+// first name when none is public. The protocol's api_name keeps the
+// defining module's path (pandas.io.parsers.readers.read_csv), while code
+// imports pandas.read_csv.
+func PreferredImport(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	best := ""
+	for _, n := range names {
+		if internalName(n) {
+			continue
+		}
+		if best == "" || strings.Count(n, ".") < strings.Count(best, ".") ||
+			strings.Count(n, ".") == strings.Count(best, ".") && n < best {
+			best = n
+		}
+	}
+	if best == "" {
+		return names[0]
+	}
+	return best
+}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 )
 
 // HandlePrefix starts every handle; a handle is also the URI of the API's
@@ -245,6 +246,9 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", b.Library, ver, match, novelty(b))
 	fmt.Fprintf(&sb, "handle: %s\n", handleOf(b))
 	if names := b.Names(); len(names) > 1 {
+		if imp := index.PreferredImport(names); imp != b.APIName {
+			fmt.Fprintf(&sb, "import as: %s\n", imp)
+		}
 		fmt.Fprintf(&sb, "valid import paths: %s\n", strings.Join(names, ", "))
 	}
 	if line := provenanceOf(b).line(); line != "" {
