@@ -21,6 +21,20 @@ func newTestHarness(t testing.TB) *Harness {
 	return h
 }
 
+// loadFixture reads the fixture task pool and its expected call records.
+func loadFixture(t testing.TB) ([]*Task, map[string]*ExpectedCalls) {
+	t.Helper()
+	tasks, err := LoadTasks(tasksPath, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := LoadExpectedCalls(expectedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks, exp
+}
+
 func TestCheckCode_Smoke(t *testing.T) {
 	h := newTestHarness(t)
 	ctx := context.Background()

@@ -10,14 +10,7 @@ import (
 // correct target call (the tester's preds2.jsonl) on the real sandbox.
 func TestEvaluate_Adversarial(t *testing.T) {
 	h := newTestHarness(t)
-	tasks, err := LoadTasks(tasksPath, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := LoadExpectedCalls(expectedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, exp := loadFixture(t)
 	byID := map[string]*Task{}
 	for _, task := range tasks {
 		byID[task.TaskID] = task

@@ -118,14 +118,7 @@ func TestRecordExpectedCalls(t *testing.T) {
 // and each mutant gets the label it should; agreement per label >= 90%.
 func TestMutation(t *testing.T) {
 	h := newTestHarness(t)
-	tasks, err := LoadTasks(tasksPath, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := LoadExpectedCalls(expectedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, exp := loadFixture(t)
 	ctx := context.Background()
 	type item struct {
 		task *Task

@@ -72,14 +72,7 @@ func TestCheckCode_UserLines(t *testing.T) {
 // failing in itself and of one failing the task's test.
 func TestEvaluate_UserLines(t *testing.T) {
 	h := newTestHarness(t)
-	tasks, err := LoadTasks(tasksPath, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := LoadExpectedCalls(expectedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, exp := loadFixture(t)
 	var task *Task
 	for _, tk := range tasks {
 		if tk.TaskID == "np_matrix_norm_medium" {
