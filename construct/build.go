@@ -171,7 +171,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 		return nil, BuildSummary{}, errors.New("construct: Env and Runner are required")
 	}
 	if cfg.MaxExamples <= 0 {
-		cfg.MaxExamples = 2
+		cfg.MaxExamples = DefaultMaxExamples
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)

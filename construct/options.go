@@ -32,6 +32,26 @@ type PoolOptions struct {
 // fails_elsewhere) recorded in PoolOptions.Rule.
 const ExerciseRule = 3
 
+// DefaultMaxExamples is BuildConfig.MaxExamples when it is 0.
+const DefaultMaxExamples = 2
+
+// PoolOptions returns the options of the offline build cfg describes, as
+// recorded beside its pool (defaults applied).
+func (cfg BuildConfig) PoolOptions() PoolOptions {
+	o := PoolOptions{Generator: "offline", MaxExamples: cfg.MaxExamples, Medium: cfg.Medium,
+		ChangeOnly: cfg.ChangeOnly, Rule: ExerciseRule}
+	if o.MaxExamples <= 0 {
+		o.MaxExamples = DefaultMaxExamples
+	}
+	if cfg.Env != nil {
+		o.Env = cfg.Env.Name
+	}
+	if cfg.OldEnv != nil {
+		o.OldEnv = cfg.OldEnv.Name
+	}
+	return o
+}
+
 // OptionsPath returns the sidecar of the task pool at tasks:
 // "tasks.jsonl" → "tasks.jsonl.options.json".
 func OptionsPath(tasks string) string { return tasks + ".options.json" }

@@ -211,8 +211,8 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		var err error
 		// The old environment decides exercises_change (construct.BuildConfig.OldEnv):
 		// on numpy it added 32 s to a 13 s build (78 modified-API tasks).
-		opts := construct.PoolOptions{Generator: "offline", Env: newEnv.Name, OldEnv: oldEnv.Name, MaxExamples: 2,
-			Medium: true, Rule: construct.ExerciseRule}
+		bcfg := construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log}
+		opts := bcfg.PoolOptions()
 		tasksPath := p.Tasks
 		if why := construct.OptionsDiffer(p.Tasks, opts); why != "" {
 			if _, err := os.Stat(p.Tasks); err == nil {
@@ -222,7 +222,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		tasks, err = readOr(tasksPath, func() ([]*evalharness.Task, error) {
 			log.Info("stage: tasks build", "bundles", len(all))
-			ts, bsum, err := construct.BuildTasks(ctx, construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log})
+			ts, bsum, err := construct.BuildTasks(ctx, bcfg)
 			if err != nil {
 				return nil, err
 			}

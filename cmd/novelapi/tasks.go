@@ -215,7 +215,7 @@ func poolOptions(cfg tasksBuildConfig) construct.PoolOptions {
 		o.Generator = "offline"
 	}
 	if o.MaxExamples <= 0 {
-		o.MaxExamples = 2
+		o.MaxExamples = construct.DefaultMaxExamples
 	}
 	if o.Generator == "llm" {
 		o.Model = cfg.ep.model
