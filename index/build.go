@@ -17,8 +17,11 @@ import (
 // BuildConfig configures [Build] and [Add]. The zero value builds with the
 // built-in hashing embedder and no progress bar.
 type BuildConfig struct {
-	// Embedder embeds the units; nil means NewHashEmbedder(0). Add must use
-	// the embedder the index was built with.
+	// Embedder embeds the units; nil means NewHashEmbedder(0) for Build and
+	// the built-in embedder the index was built with for Add. An unfitted
+	// [LSAEmbedder] is fitted on the units by Build, and means the index's
+	// fitted model (when its settings match) for Add. Add must use the
+	// embedder the index was built with.
 	Embedder Embedder
 	// Progress receives a progress bar (stderr in the CLI); nil means none.
 	Progress io.Writer
@@ -26,6 +29,7 @@ type BuildConfig struct {
 	Logger *slog.Logger
 }
 
+// embedder returns the embedder of a Build (not fitted yet).
 func (c BuildConfig) embedder() Embedder {
 	if c.Embedder != nil {
 		return c.Embedder
@@ -142,6 +146,12 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		if err != nil {
 			return nil, err
 		}
+		if emb, err = resolveEmbedder(cfg.Embedder, bdir, old.Embedder.ID, old.Embedder.Dim); err != nil {
+			return nil, err
+		}
+		if emb == nil {
+			emb = NewHashEmbedder(0)
+		}
 		if old.Embedder.ID != emb.ID() {
 			return nil, fmt.Errorf("%w: index built with %s, add uses %s (rebuild, or pass the same embedder)", ErrEmbedderMismatch, old.Embedder.ID, emb.ID())
 		}
@@ -191,6 +201,21 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 	var units []unit
 	for i := range bs {
 		units = append(units, unitsOf(&bs[i])...)
+	}
+	if l, ok := emb.(*LSAEmbedder); ok {
+		if !l.Fitted() {
+			t := time.Now()
+			if l, err = l.fit(ctx, units); err != nil {
+				lex.Close()
+				return nil, fmt.Errorf("fit LSA embedder: %w", err)
+			}
+			emb = l
+			log.Info("LSA embedder fitted", "id", l.ID(), "units", l.model.Units, "terms", len(l.model.Terms), "seconds", time.Since(t).Seconds())
+		}
+		if err := l.save(gdir); err != nil {
+			lex.Close()
+			return nil, err
+		}
 	}
 	var bar *progressbar.ProgressBar
 	progress := func(int) {}

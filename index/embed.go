@@ -79,9 +79,14 @@ func (h *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 }
 
 func (h *HashEmbedder) embedOne(a analysis.Analyzer, text string) []float32 {
+	return hashTokens(a.Analyze([]byte(text)), h.dim)
+}
+
+// hashTokens is the hashing embedder's vector of an analysed text.
+func hashTokens(toks analysis.TokenStream, dim int) []float32 {
 	counts := make(map[uint64]float64, 256)
 	var buf [64]byte
-	for _, tok := range a.Analyze([]byte(text)) {
+	for _, tok := range toks {
 		term := tok.Term
 		counts[fnvFeature('w', term)]++
 		if tok.KeyWord || len(term) < 3 || len(term) > len(buf)-2 {
@@ -92,7 +97,7 @@ func (h *HashEmbedder) embedOne(a analysis.Analyzer, text string) []float32 {
 			counts[fnvFeature('g', g[i:i+3])] += 0.5
 		}
 	}
-	v := make([]float32, h.dim)
+	v := make([]float32, dim)
 	for x, c := range counts {
 		w := 1 + math.Log(c)
 		if c < 1 {
@@ -101,7 +106,7 @@ func (h *HashEmbedder) embedOne(a analysis.Analyzer, text string) []float32 {
 		if x>>63 == 1 {
 			w = -w
 		}
-		v[x%uint64(h.dim)] += float32(w)
+		v[x%uint64(dim)] += float32(w)
 	}
 	normalize(v)
 	return v
@@ -218,12 +223,14 @@ func (f *FuncEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-// embedderKind reports the family of an embedder ID: "hash", "ollama",
-// "openai" or "" when unknown.
+// embedderKind reports the family of an embedder ID: "hash", "lsa",
+// "ollama", "openai" or "" when unknown.
 func embedderKind(id string) string {
 	switch {
 	case strings.HasPrefix(id, "hash-"):
 		return "hash"
+	case strings.HasPrefix(id, "lsa-"):
+		return "lsa"
 	case strings.HasPrefix(id, "ollama:"):
 		return "ollama"
 	case strings.HasPrefix(id, "openai:"):

@@ -112,9 +112,11 @@ type Stats struct {
 // the index was built with.
 type OpenOptions struct {
 	// Embedder embeds queries. nil means the built-in embedder recorded in
-	// the manifest; if the index was built with a remote embedder and nil
-	// is given, vector search is off (with a notice). An embedder whose ID
-	// or dimension differs from the manifest's also turns it off.
+	// the manifest (for LSA, the model fitted at build time); if the index
+	// was built with a remote embedder and nil is given, vector search is
+	// off (with a notice). An unfitted [LSAEmbedder] means the index's
+	// fitted model when the settings match. An embedder whose ID or
+	// dimension differs from the manifest's also turns it off.
 	Embedder Embedder
 	// Logger receives notices; nil means slog.Default().
 	Logger *slog.Logger
@@ -190,13 +192,14 @@ func (ix *Index) load(opts OpenOptions) error {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 
-	emb := opts.Embedder
+	emb, err := resolveEmbedder(opts.Embedder, gdir, man.Embedder.ID, man.Embedder.Dim)
+	if err != nil {
+		ix.notice(fmt.Sprintf("vector search off: embedder %s: %v", man.Embedder.ID, err))
+		return nil
+	}
 	if emb == nil {
-		emb = builtinFromID(man.Embedder.ID, man.Embedder.Dim)
-		if emb == nil {
-			ix.notice(fmt.Sprintf("vector search off: the index was built with embedder %s (dim %d); pass the same embedder to use it", man.Embedder.ID, man.Embedder.Dim))
-			return nil
-		}
+		ix.notice(fmt.Sprintf("vector search off: the index was built with embedder %s (dim %d); pass the same embedder to use it", man.Embedder.ID, man.Embedder.Dim))
+		return nil
 	}
 	if emb.ID() != man.Embedder.ID {
 		ix.notice(fmt.Sprintf("vector search off: query embedder %s differs from the index's %s (dim %d); lexical search only", emb.ID(), man.Embedder.ID, man.Embedder.Dim))

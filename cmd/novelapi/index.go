@@ -20,10 +20,10 @@ type embedderFlags struct {
 }
 
 func (f *embedderFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: hash (built-in, default), ollama or openai (OpenAI-compatible /embeddings)")
+	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: hash (built-in, default), lsa (built-in, fitted on the bundles at build time), ollama or openai (OpenAI-compatible /embeddings)")
 	cmd.Flags().StringVar(&f.url, "embed-url", "", "embedding endpoint base URL (ollama default http://localhost:11434/api)")
 	cmd.Flags().StringVar(&f.model, "embed-model", "", "embedding model name for ollama/openai")
-	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, "dimension of the built-in hash embedder (default 384)")
+	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, "dimension of the built-in embedders (hash default 384, lsa default 192)")
 }
 
 // embedder returns the selected embedder, or nil for the default (the
@@ -37,6 +37,8 @@ func (f *embedderFlags) embedder() (index.Embedder, error) {
 		return nil, nil
 	case "hash":
 		return index.NewHashEmbedder(f.dim), nil
+	case "lsa":
+		return index.NewLSAEmbedder(index.LSAConfig{K: f.dim}), nil
 	case "ollama":
 		if f.model == "" {
 			return nil, usagef("--embedder ollama needs --embed-model")
@@ -48,7 +50,7 @@ func (f *embedderFlags) embedder() (index.Embedder, error) {
 		}
 		return index.NewOpenAIEmbedder(f.url, "", f.model), nil
 	}
-	return nil, usagef("unknown --embedder %q (valid: hash, ollama, openai)", f.kind)
+	return nil, usagef("unknown --embedder %q (valid: hash, lsa, ollama, openai)", f.kind)
 }
 
 // indexDirOr returns dir, or $NOVELAPI_HOME/index (where up builds it and
