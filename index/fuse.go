@@ -15,7 +15,7 @@ import (
 // fusion weights, RRF k, name rules, priors). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.2" // name-field boost 0.5
+const RankingVersion = "2026-11-30.3" // high-df query terms pruned (maxQueryDF)
 
 const (
 	rrfK          = 5.0
