@@ -202,21 +202,6 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 	for i := range bs {
 		units = append(units, unitsOf(&bs[i])...)
 	}
-	if l, ok := emb.(*LSAEmbedder); ok {
-		if !l.Fitted() {
-			t := time.Now()
-			if l, err = l.fit(ctx, units); err != nil {
-				lex.Close()
-				return nil, fmt.Errorf("fit LSA embedder: %w", err)
-			}
-			emb = l
-			log.Info("LSA embedder fitted", "id", l.ID(), "units", l.model.Units, "terms", len(l.model.Terms), "seconds", time.Since(t).Seconds())
-		}
-		if err := l.save(gdir); err != nil {
-			lex.Close()
-			return nil, err
-		}
-	}
 	var bar *progressbar.ProgressBar
 	progress := func(int) {}
 	if cfg.Progress != nil {
@@ -225,10 +210,19 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		progress = func(n int) { bar.Add(n) }
 	}
-	// Lexical and vector legs are independent: build them concurrently.
+	// Lexical and vector legs are independent: build them concurrently
+	// (the LSA fit, when there is one, overlaps the lexical leg too).
 	lexErr := make(chan error, 1)
 	go func() { lexErr <- lex.add(ctx, units, progress) }()
-	verr := vs.add(ctx, emb, units, progress)
+	var verr error
+	if l, ok := emb.(*LSAEmbedder); ok {
+		if emb, verr = fitLSA(ctx, l, units, gdir, log); verr != nil {
+			emb = l
+		}
+	}
+	if verr == nil {
+		verr = vs.add(ctx, emb, units, progress)
+	}
 	lerr := <-lexErr
 	if cerr := lex.Close(); cerr != nil && lerr == nil {
 		lerr = fmt.Errorf("close lexical index: %w", cerr)
@@ -259,6 +253,21 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 	log.Info("index built", "dir", dir, "generation", gen, "bundles", m.Bundles, "units", m.Units,
 		"new_units", len(units), "seconds", time.Since(start).Seconds())
 	return m, nil
+}
+
+// fitLSA fits l on units unless it is fitted already, and saves the model
+// in the generation directory gdir.
+func fitLSA(ctx context.Context, l *LSAEmbedder, units []unit, gdir string, log *slog.Logger) (*LSAEmbedder, error) {
+	if !l.Fitted() {
+		t := time.Now()
+		f, err := l.fit(ctx, units)
+		if err != nil {
+			return nil, fmt.Errorf("fit LSA embedder: %w", err)
+		}
+		log.Info("LSA embedder fitted", "id", f.ID(), "units", f.model.Units, "terms", len(f.model.Terms), "seconds", time.Since(t).Seconds())
+		l = f
+	}
+	return l, l.save(gdir)
 }
 
 // manifestOf counts all into a manifest.

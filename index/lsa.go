@@ -25,11 +25,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Defaults of [LSAConfig].
+// Defaults of [LSAConfig], chosen on the retrieval figures of
+// docs/retrieval.md ("LSA embedder").
 const (
-	DefaultLSAK      = 192   // latent dimensions
-	DefaultLSASample = 8000  // units fitted at most
-	DefaultLSAVocab  = 30000 // terms kept at most
+	DefaultLSAK          = 192   // latent dimensions
+	DefaultLSASample     = 8000  // units fitted at most
+	DefaultLSAVocab      = 30000 // terms kept at most
+	DefaultLSAHashWeight = 0.5   // share of the cosine from hashed features
 )
 
 const (
@@ -51,19 +53,23 @@ type LSAConfig struct {
 	// Vocab bounds the terms of the model (the most frequent are kept); 0
 	// means DefaultLSAVocab.
 	Vocab int
-	// HashWeight is the share, in [0, 1), of the cosine given to the
+	// HashWeight is the share, in (0, 1), of the cosine given to the
 	// hashing embedder's features, concatenated to the latent ones: a
 	// vector is [√(1−w)·lsa, √w·hash], so the cosine of two vectors is
-	// (1−w)·cos_lsa + w·cos_hash. 0 means latent features only.
+	// (1−w)·cos_lsa + w·cos_hash. 0 means DefaultLSAHashWeight; negative
+	// means latent features only. Hashed features keep exact words and
+	// identifiers, which the latent ones blur, and words the model was not
+	// fitted on (an index add).
 	HashWeight float64
 	// HashDim is the dimension of the hashed half; 0 means DefaultHashDim.
-	// Unused when HashWeight is 0.
+	// Unused with latent features only.
 	HashDim int
 	// InvSigma folds texts in as Σ⁻¹Vᵀx (documents then get their
 	// coordinates in the left singular vectors) instead of Vᵀx.
 	InvSigma bool
-	// Components are the components fitted on; nil means all. Every unit
-	// is embedded, whatever its component.
+	// Components are the components fitted on; nil means S and M, those
+	// the vector leg scores by default. Every unit is embedded, whatever
+	// its component.
 	Components []string
 	// MinDF is the number of fitted units a term must occur in to be kept;
 	// 0 means 2.
@@ -92,7 +98,16 @@ func (c LSAConfig) withDefaults() LSAConfig {
 	case c.PowerIters < 0:
 		c.PowerIters = 0
 	}
-	c.HashWeight = min(max(c.HashWeight, 0), 0.99)
+	switch {
+	case c.HashWeight == 0:
+		c.HashWeight = DefaultLSAHashWeight
+	case c.HashWeight < 0:
+		c.HashWeight = 0
+	}
+	c.HashWeight = min(c.HashWeight, 0.99)
+	if c.Components == nil {
+		c.Components = vectorDefaultComponents
+	}
 	if c.HashWeight == 0 {
 		c.HashDim = 0
 	} else if c.HashDim <= 0 {
@@ -103,7 +118,7 @@ func (c LSAConfig) withDefaults() LSAConfig {
 
 // settingsID is the part of the embedder ID fixed by the settings that
 // change query vectors: "lsa-v1-k192", plus "-inv" with InvSigma and
-// "-h30" for a hash weight of 0.30 (with "d256" appended for a hash
+// "-h50" for a hash weight of 0.50 (with "d256" appended for a hash
 // dimension other than the default).
 func (c LSAConfig) settingsID() string {
 	id := fmt.Sprintf("lsa-v1-k%d", c.K)
@@ -129,9 +144,9 @@ func (c LSAConfig) settingsID() string {
 // so a query can match a document that shares none of its words.
 //
 // [NewLSAEmbedder] returns an unfitted embedder: its ID is the settings
-// part ("lsa-v1-k192"), and Embed fails. [Build] fits it on the units it
-// indexes and records the fitted model in the index; the fitted ID adds a
-// digest of the model ("lsa-v1-k192-1a2b3c4d"). [Open] and [Add] load the
+// part ("lsa-v1-k192-h50"), and Embed fails. [Build] fits it on the units
+// it indexes and records the fitted model in the index; the fitted ID adds
+// a digest of the model ("lsa-v1-k192-h50-1a2b3c4d"). [Open] and [Add] load the
 // recorded model when given an unfitted LSAEmbedder with the same settings
 // (or nil). A fitted LSAEmbedder is safe for concurrent use.
 type LSAEmbedder struct {
@@ -146,7 +161,12 @@ var _ Embedder = (*LSAEmbedder)(nil)
 
 // NewLSAEmbedder returns an unfitted LSA embedder with the settings of cfg.
 func NewLSAEmbedder(cfg LSAConfig) *LSAEmbedder {
-	e := &LSAEmbedder{cfg: cfg.withDefaults()}
+	return newLSA(cfg.withDefaults())
+}
+
+// newLSA returns an unfitted embedder with cfg, whose defaults are set.
+func newLSA(cfg LSAConfig) *LSAEmbedder {
+	e := &LSAEmbedder{cfg: cfg}
 	e.id = e.cfg.settingsID()
 	e.pool.New = func() any { return newIdentAnalyzer() }
 	return e
@@ -166,11 +186,12 @@ type lsaModel struct {
 	Units      int       // units fitted on
 }
 
-// ID returns the settings part ("lsa-v1-k192") when unfitted, and the
-// settings and model digest ("lsa-v1-k192-1a2b3c4d") when fitted.
+// ID returns the settings part ("lsa-v1-k192-h50") when unfitted, and the
+// settings and model digest ("lsa-v1-k192-h50-1a2b3c4d") when fitted.
 func (e *LSAEmbedder) ID() string { return e.id }
 
-// Dim returns K, plus the hash dimension when HashWeight is not 0.
+// Dim returns K, plus the hash dimension unless the features are latent
+// only.
 func (e *LSAEmbedder) Dim() int { return e.cfg.K + e.cfg.HashDim }
 
 // Fitted reports whether e holds a fitted model.
@@ -244,7 +265,7 @@ func (e *LSAEmbedder) fit(ctx context.Context, units []unit) (*LSAEmbedder, erro
 	cfg := e.cfg
 	var pick []*unit
 	for i := range units {
-		if cfg.Components == nil || slices.Contains(cfg.Components, units[i].Component) {
+		if slices.Contains(cfg.Components, units[i].Component) {
 			pick = append(pick, &units[i])
 		}
 	}
@@ -360,7 +381,8 @@ func (e *LSAEmbedder) fit(ctx context.Context, units []unit) (*LSAEmbedder, erro
 	return newFittedLSA(cfg, m)
 }
 
-// newFittedLSA returns the embedder holding m, with its digest in the ID.
+// newFittedLSA returns the embedder holding m, with its digest in the ID;
+// cfg has its defaults set.
 func newFittedLSA(cfg LSAConfig, m *lsaModel) (*LSAEmbedder, error) {
 	b, err := encodeLSA(m)
 	if err != nil {
@@ -371,7 +393,7 @@ func newFittedLSA(cfg LSAConfig, m *lsaModel) (*LSAEmbedder, error) {
 
 func lsaFromBytes(cfg LSAConfig, m *lsaModel, b []byte) *LSAEmbedder {
 	sum := sha256.Sum256(b)
-	e := NewLSAEmbedder(cfg)
+	e := newLSA(cfg)
 	e.model = m
 	e.id = e.cfg.settingsID() + "-" + hex.EncodeToString(sum[:4])
 	e.terms = make(map[string]int32, len(m.Terms))
@@ -514,7 +536,13 @@ func orthonormalize(d *mat.Dense) {
 // columns of an a.cols × k' matrix, k' = min(k, a.rows, a.cols)) and their
 // singular values, by the randomized range finder with q power iterations
 // and p oversampling columns (Halko, Martinsson & Tropp 2011, algorithms
-// 4.4 and 5.1).
+// 4.3 and 5.1). The power iterations orthonormalize once per a·aᵀ step,
+// on the row side (a fitted sample of units), never on the term side,
+// which can be several times larger: an a·aᵀ step squares the ratio of
+// the singular values, which float64 keeps for the ratios of TF-IDF
+// matrices. The small matrix B = Qᵀa (l × cols) is decomposed through its
+// l × l Gram matrix BBᵀ = WΣ²Wᵀ, whose SVD gives B's singular values and
+// right singular vectors Bᵀ·W·Σ⁻¹ without a QR of the cols × l matrix Bᵀ.
 func randomizedSVD(ctx context.Context, a *csr, k, p, q int, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	l := min(k+p, a.rows, a.cols)
 	k = min(k, l)
@@ -530,21 +558,30 @@ func randomizedSVD(ctx context.Context, a *csr, k, p, q int, rng *rand.Rand) (*m
 		if ctx.Err() != nil {
 			return nil, nil, context.Cause(ctx)
 		}
-		z := at.mul(y) // cols × l
-		orthonormalize(z)
-		y = a.mul(z)
+		y = a.mul(at.mul(y))
 		orthonormalize(y)
 	}
-	// B = Qᵀa is l × cols; its transpose aᵀQ is cols × l, and the left
-	// singular vectors of Bᵀ are the right singular vectors of B (≈ a's).
-	bt := at.mul(y)
+	bt := at.mul(y) // cols × l: Bᵀ = aᵀQ
+	var g mat.Dense
+	g.Mul(bt.T(), bt) // BBᵀ, l × l
 	var svd mat.SVD
-	if !svd.Factorize(bt, mat.SVDThinU) {
+	if !svd.Factorize(&g, mat.SVDThinU) {
 		return nil, nil, errors.New("index: LSA: SVD did not converge")
 	}
-	var u mat.Dense
-	svd.UTo(&u)
-	sigma := svd.Values(nil)[:k]
-	v := mat.DenseCopyOf(u.Slice(0, a.cols, 0, k))
+	var w mat.Dense
+	svd.UTo(&w)
+	lambda := svd.Values(nil)
+	sigma := make([]float64, k)
+	for d := range k {
+		sigma[d] = math.Sqrt(max(lambda[d], 0))
+		col := w.ColView(d).(*mat.VecDense)
+		if sigma[d] > 0 {
+			col.ScaleVec(1/sigma[d], col)
+		} else {
+			col.Zero()
+		}
+	}
+	v := mat.NewDense(a.cols, k, nil)
+	v.Mul(bt, w.Slice(0, l, 0, k))
 	return v, sigma, nil
 }

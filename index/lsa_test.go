@@ -12,9 +12,13 @@ import (
 )
 
 // testLSA is the LSA setting of these tests: the 18 test bundles have
-// about 60 units, too few for the default 192 dimensions, and most words
-// occur in one unit only.
-var testLSA = index.LSAConfig{K: 16, MinDF: 1}
+// about 70 units, too few for the default 192 dimensions, and most words
+// occur in one unit only. latentLSA has no hashed features and is fitted
+// on every component, code included.
+var (
+	testLSA   = index.LSAConfig{K: 16, MinDF: 1}
+	latentLSA = index.LSAConfig{K: 16, MinDF: 1, HashWeight: -1, Components: index.AllComponents}
+)
 
 // buildLSA builds bs into a fresh directory with the LSA embedder of cfg
 // and returns the directory and the manifest's embedder ID.
@@ -43,7 +47,7 @@ func openIndex(t *testing.T, dir string, emb index.Embedder) *index.Index {
 // the vector leg scores, finds it through the words it co-occurs with.
 func TestLSAEmbedder_CoOccurrence(t *testing.T) {
 	bs := readTestBundles(t)
-	dir, _ := buildLSA(t, bs, testLSA)
+	dir, _ := buildLSA(t, bs, latentLSA)
 	ix := openIndex(t, dir, nil)
 	tests := []struct{ word, want string }{
 		{"hermitian", "numpy.linalg.svdvals"},
@@ -72,8 +76,8 @@ func TestLSAEmbedder_CoOccurrence(t *testing.T) {
 func TestLSAEmbedder_Persistence(t *testing.T) {
 	bs := readTestBundles(t)
 	dir, id := buildLSA(t, bs, testLSA)
-	if !strings.HasPrefix(id, "lsa-v1-k16-") || len(id) != len("lsa-v1-k16-")+8 {
-		t.Fatalf("embedder ID %q; want lsa-v1-k16-<8 hex digits>", id)
+	if !strings.HasPrefix(id, "lsa-v1-k16-h50-") || len(id) != len("lsa-v1-k16-h50-")+8 {
+		t.Fatalf("embedder ID %q; want lsa-v1-k16-h50-<8 hex digits>", id)
 	}
 	if _, id2 := buildLSA(t, bs, testLSA); id2 != id {
 		t.Errorf("second fit on the same bundles gave %s, first %s; want the same model", id2, id)
@@ -85,10 +89,11 @@ func TestLSAEmbedder_Persistence(t *testing.T) {
 	}{
 		{"Recorded", nil, true},
 		{"SameSettings", index.NewLSAEmbedder(testLSA), true},
-		{"SameSettingsOtherFitOptions", index.NewLSAEmbedder(index.LSAConfig{K: 16, Sample: 10}), true},
+		{"SameSettingsOtherFitOptions", index.NewLSAEmbedder(index.LSAConfig{K: 16, Sample: 10, HashWeight: 0.5}), true},
 		{"OtherK", index.NewLSAEmbedder(index.LSAConfig{K: 8}), false},
 		{"InvSigma", index.NewLSAEmbedder(index.LSAConfig{K: 16, InvSigma: true}), false},
-		{"WithHash", index.NewLSAEmbedder(index.LSAConfig{K: 16, HashWeight: 0.5}), false},
+		{"OtherHashWeight", index.NewLSAEmbedder(index.LSAConfig{K: 16, HashWeight: 0.3}), false},
+		{"LatentOnly", index.NewLSAEmbedder(latentLSA), false},
 		{"Hash", index.NewHashEmbedder(0), false},
 	}
 	for _, tt := range tests {
@@ -154,14 +159,28 @@ func TestLSAEmbedder_AddFoldsIn(t *testing.T) {
 }
 
 func TestLSAEmbedder_Unfitted(t *testing.T) {
-	e := index.NewLSAEmbedder(index.LSAConfig{HashWeight: 0.3})
-	if got, want := e.ID(), "lsa-v1-k192-h30"; got != want {
-		t.Errorf("ID() = %q; want %q", got, want)
+	tests := []struct {
+		name    string
+		cfg     index.LSAConfig
+		wantID  string
+		wantDim int
+	}{
+		{"Default", index.LSAConfig{}, "lsa-v1-k192-h50", index.DefaultLSAK + index.DefaultHashDim},
+		{"HashWeight", index.LSAConfig{K: 128, HashWeight: 0.3, HashDim: 256}, "lsa-v1-k128-h30d256", 128 + 256},
+		{"LatentOnly", index.LSAConfig{HashWeight: -1, InvSigma: true}, "lsa-v1-k192-inv", index.DefaultLSAK},
 	}
-	if got, want := e.Dim(), index.DefaultLSAK+index.DefaultHashDim; got != want {
-		t.Errorf("Dim() = %d; want %d", got, want)
-	}
-	if _, err := e.Embed(t.Context(), []string{"x"}); err == nil {
-		t.Error("Embed on an unfitted embedder succeeded")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := index.NewLSAEmbedder(tt.cfg)
+			if got := e.ID(); got != tt.wantID {
+				t.Errorf("ID() = %q; want %q", got, tt.wantID)
+			}
+			if got := e.Dim(); got != tt.wantDim {
+				t.Errorf("Dim() = %d; want %d", got, tt.wantDim)
+			}
+			if _, err := e.Embed(t.Context(), []string{"x"}); err == nil {
+				t.Error("Embed on an unfitted embedder succeeded")
+			}
+		})
 	}
 }
