@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -204,13 +205,24 @@ func (e *LSAEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 		return nil, fmt.Errorf("index: embedder %s is not fitted (it is fitted by index build)", e.id)
 	}
 	out := make([][]float32, len(texts))
-	a := e.pool.Get().(analysis.Analyzer)
-	defer e.pool.Put(a)
-	for i, t := range texts {
-		if i%256 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		out[i] = e.embedTokens(a.Analyze([]byte(t)))
+	// Batches (an index build) are embedded on all cores.
+	workers := min(max(1, runtime.GOMAXPROCS(0)), max(1, len(texts)/32))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			a := e.pool.Get().(analysis.Analyzer)
+			defer e.pool.Put(a)
+			for n, i := 0, w; i < len(texts); n, i = n+1, i+workers {
+				if n%64 == 0 && ctx.Err() != nil {
+					return
+				}
+				out[i] = e.embedTokens(a.Analyze([]byte(texts[i])))
+			}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	return out, nil
 }
@@ -227,27 +239,17 @@ func (e *LSAEmbedder) embedTokens(toks analysis.TokenStream) []float32 {
 	// The TF-IDF vector is not normalised: the projection is linear and
 	// its result is.
 	out := make([]float32, e.Dim())
-	lat := make([]float64, m.K)
+	lat := blas32.Vector{N: m.K, Inc: 1, Data: out[:m.K]}
 	for i := 0; i < len(ids); {
 		j, c := ids[i], 0
 		for ; i < len(ids) && ids[i] == j; i++ {
 			c++
 		}
 		w := (1 + math.Log(float64(c))) * float64(m.IDF[j])
-		row := m.Proj[int(j)*m.K : (int(j)+1)*m.K]
-		for d, p := range row {
-			lat[d] += w * float64(p)
-		}
+		blas32.Axpy(float32(w), blas32.Vector{N: m.K, Inc: 1, Data: m.Proj[int(j)*m.K : (int(j)+1)*m.K]}, lat)
 	}
-	var s float64
-	for _, x := range lat {
-		s += x * x
-	}
-	if s > 0 {
-		f := math.Sqrt((1 - m.HashWeight) / s)
-		for d, x := range lat {
-			out[d] = float32(x * f)
-		}
+	if s := blas32.Nrm2(lat); s > 0 {
+		blas32.Scal(float32(math.Sqrt(1-m.HashWeight)/float64(s)), lat)
 	}
 	if m.HashWeight > 0 {
 		h := hashTokens(toks, m.HashDim)
