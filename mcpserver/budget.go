@@ -155,10 +155,12 @@ func handleLine(it packItem) string {
 const closingOverhead = 40
 
 // closing is the final section: the budget used and the omitted items.
+// budget is the text's share of the answer's budget, so the omitted items'
+// note does not quote it (the intro states the caller's max_tokens).
 func closing(items []packItem, p packed, budget, used int) string {
 	var sb strings.Builder
 	if len(p.omitted) > 0 {
-		fmt.Fprintf(&sb, "\n%d more result(s) did not fit in %d tokens; fetch with get_api(api_name=<handle>) or raise max_tokens:\n", len(p.omitted), budget)
+		fmt.Fprintf(&sb, "\n%d more result(s) did not fit the token budget; fetch with get_api(api_name=<handle>) or raise max_tokens:\n", len(p.omitted))
 		for _, i := range p.listed {
 			sb.WriteString(omittedLine(items[i]))
 		}
@@ -169,4 +171,29 @@ func closing(items []packItem, p packed, budget, used int) string {
 		fmt.Fprintf(&sb, "\n(~%d of %d tokens used)\n", used, budget)
 	}
 	return sb.String()
+}
+
+// fitAnswer returns the text of the largest answer that stays within
+// budget tokens together with its structured manifest, and its total.
+// render packs the text within a text budget, fills the manifest and
+// returns the text and the answer's total tokens; the total grows with the
+// text budget, so the text budget is found by bisection over [0, budget]
+// (a fixed share would either waste the budget or, when the manifest is
+// large, leave no room to list the omitted results). The last call of
+// render is the returned answer's; when no text budget fits, it is the
+// one of text budget 0.
+func fitAnswer(budget int, render func(textBudget int) (text string, total int)) (string, int) {
+	if text, total := render(budget); total <= budget {
+		return text, total
+	}
+	lo, hi := 0, budget // hi does not fit
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if _, total := render(mid); total <= budget {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return render(lo)
 }

@@ -139,19 +139,13 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		intro.WriteString("NOTE: " + n + "\n")
 	}
 	item := packItem{name: b.APIName, header: itemHeader(0, b, vc), parts: parts}
-	textBudget := budget
-	var text string
-	for range 6 {
+	text, total := fitAnswer(budget, func(textBudget int) (string, int) {
 		p := pack(intro.String(), []packItem{item}, textBudget)
 		out.Components, out.Truncated = codes(p.partsShown[0]), p.truncated[0]
-		text = p.text
-		total := tokens(text) + tokens(mustJSON(out)) + 8
-		if total <= budget {
-			out.Tokens = total
-			break
-		}
-		textBudget -= total - budget + 10
-	}
+		out.Tokens = 0
+		return p.text, tokens(p.text) + tokens(mustJSON(out)) + 8
+	})
+	out.Tokens = total
 	return mcp.NewToolResultStructured(out, text), nil
 }
 

@@ -252,9 +252,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		intro += "NOTE: " + n + "\n"
 	}
 
-	textBudget := r.maxTokens
-	var text string
-	for range 6 {
+	text, total := fitAnswer(r.maxTokens, func(textBudget int) (string, int) {
 		p := pack(intro, packed, textBudget)
 		out.Results, out.Omitted = nil, nil
 		for _, i := range p.included {
@@ -269,17 +267,10 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			out.Omitted = append(out.Omitted, omittedItem{APIName: items[i].b.APIName, Handle: handleOf(items[i].b)})
 		}
 		out.OmittedMore = len(p.omitted) - len(p.listed)
-		text = p.text
-		total := tokens(text) + tokens(mustJSON(out)) + 8 // 8: the tokens field itself
-		if total <= r.maxTokens {
-			out.Tokens = total
-			break
-		}
-		textBudget -= total - r.maxTokens + 10
-	}
-	if out.Tokens == 0 {
-		out.Tokens = tokens(text) + tokens(mustJSON(out))
-	}
+		out.Tokens = 0
+		return p.text, tokens(p.text) + tokens(mustJSON(out)) + 8 // 8: the tokens field itself
+	})
+	out.Tokens = total
 	return mcp.NewToolResultStructured(out, text), nil
 }
 
