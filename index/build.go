@@ -15,10 +15,11 @@ import (
 )
 
 // BuildConfig configures [Build] and [Add]. The zero value builds with the
-// built-in hashing embedder and no progress bar.
+// built-in LSA embedder (hashed features plus LSA fitted on the units,
+// [DefaultLSAK] latent dimensions) and no progress bar.
 type BuildConfig struct {
-	// Embedder embeds the units; nil means NewHashEmbedder(0) for Build and
-	// the built-in embedder the index was built with for Add. An unfitted
+	// Embedder embeds the units; nil means NewLSAEmbedder(LSAConfig{}) for
+	// Build and the built-in embedder the index was built with for Add. An unfitted
 	// [LSAEmbedder] is fitted on the units by Build, and means the index's
 	// fitted model (when its settings match) for Add. Add must use the
 	// embedder the index was built with.
@@ -34,7 +35,7 @@ func (c BuildConfig) embedder() Embedder {
 	if c.Embedder != nil {
 		return c.Embedder
 	}
-	return NewHashEmbedder(0)
+	return NewLSAEmbedder(LSAConfig{})
 }
 
 func (c BuildConfig) logger() *slog.Logger {

@@ -168,7 +168,8 @@ func TestIndex_Stats(t *testing.T) {
 	if s.Bundles != 18 || s.Libraries["numpy"] != 9 || s.Novelty["modified"] != 1 || s.Scoring != "bm25" {
 		t.Errorf("stats = %+v", s)
 	}
-	if !s.VectorEnabled || s.Embedder.ID != index.NewHashEmbedder(0).ID() || s.Embedder.Dim != index.DefaultHashDim {
+	// The default embedder: LSA fitted on the units, hashed features concatenated.
+	if !s.VectorEnabled || !strings.HasPrefix(s.Embedder.ID, "lsa-v1-k192-h50-") || s.Embedder.Dim != index.DefaultLSAK+index.DefaultHashDim || s.QueryEmbedder != s.Embedder.ID {
 		t.Errorf("embedder stats = %+v", s)
 	}
 	if s.Components["C"] != 16 || s.Components["S"] != 18 {

@@ -20,19 +20,19 @@ type embedderFlags struct {
 }
 
 func (f *embedderFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: hash (built-in, default), lsa (built-in, fitted on the bundles at build time), ollama or openai (OpenAI-compatible /embeddings)")
+	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: lsa (built-in, default: hashed features plus LSA fitted on the bundles at build time), hash (built-in, hashed features only), ollama or openai (OpenAI-compatible /embeddings)")
 	cmd.Flags().StringVar(&f.url, "embed-url", "", "embedding endpoint base URL (ollama default http://localhost:11434/api)")
 	cmd.Flags().StringVar(&f.model, "embed-model", "", "embedding model name for ollama/openai")
 	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, "dimension of the built-in embedders (hash default 384, lsa default 192)")
 }
 
 // embedder returns the selected embedder, or nil for the default (the
-// built-in hash embedder, or the one an index records).
+// built-in LSA embedder, or the one an index records).
 func (f *embedderFlags) embedder() (index.Embedder, error) {
 	switch f.kind {
 	case "":
 		if f.dim > 0 {
-			return index.NewHashEmbedder(f.dim), nil
+			return index.NewLSAEmbedder(index.LSAConfig{K: f.dim}), nil
 		}
 		return nil, nil
 	case "hash":
