@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -293,4 +294,23 @@ func manifestOf(gen string, all []bundles.Bundle, emb Embedder) *Manifest {
 		}
 	}
 	return m
+}
+
+// BuiltWithDefaultEmbedder reports whether the live index in dir was built
+// with the embedder a zero [BuildConfig] uses (the built-in LSA embedder
+// with its default settings, whatever model it fitted), so that a caller
+// like `novelapi up` can rebuild an index left by an older default. It
+// fails when dir holds no readable index.
+func BuiltWithDefaultEmbedder(dir string) (bool, error) {
+	gen, err := readCurrent(dir)
+	if err != nil {
+		return false, err
+	}
+	m, err := readManifest(filepath.Join(dir, gen))
+	if err != nil {
+		return false, err
+	}
+	def, id := BuildConfig{}.embedder().ID(), m.Embedder.ID
+	i := strings.LastIndexByte(id, '-')
+	return id == def || i >= 0 && id[:i] == def, nil
 }

@@ -290,3 +290,26 @@ func TestOpen_EmbedderMismatchKeepsLexical(t *testing.T) {
 		t.Errorf("vector retriever: err = %v; want ErrVectorDisabled", err)
 	}
 }
+
+// TestBuiltWithDefaultEmbedder checks the test `up` uses to rebuild an
+// index left by an older default embedder.
+func TestBuiltWithDefaultEmbedder(t *testing.T) {
+	bs := readTestBundles(t)
+	def := filepath.Join(t.TempDir(), "def")
+	if _, err := index.Build(t.Context(), def, bs, index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	hash := filepath.Join(t.TempDir(), "hash")
+	if _, err := index.Build(t.Context(), hash, bs, index.BuildConfig{Embedder: index.NewHashEmbedder(0)}); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{def: true, hash: false} {
+		got, err := index.BuiltWithDefaultEmbedder(dir)
+		if err != nil || got != want {
+			t.Errorf("BuiltWithDefaultEmbedder(%s) = %v, %v; want %v", filepath.Base(dir), got, err, want)
+		}
+	}
+	if _, err := index.BuiltWithDefaultEmbedder(t.TempDir()); err == nil {
+		t.Error("an empty directory: no error")
+	}
+}
