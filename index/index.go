@@ -560,6 +560,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	fs := fuse(rankings, weights, exact)
 	if q.Retriever != Vector { // the vector retriever reports the raw leg
 		ix.applyPrior(fs)
+		ix.applyLibraryHint(fs, q.Text)
 	}
 	hits := make([]Hit, 0, min(q.K, len(fs)))
 	for _, fu := range fs {

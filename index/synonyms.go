@@ -1,15 +1,20 @@
 package index
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // synonyms expands everyday phrasings into the terms API documentation
 // uses, so that "running total" finds "cumulative sum". The table is a
 // general vocabulary of numerical and data-frame programming (the words
 // of textbooks and of the numpy, scipy and pandas glossaries), not a list
-// of API names, and it is not fitted to a query file: entries that quoted
-// bench/queries/nl.jsonl were removed, and no entry was added after
-// looking at a failed query. Both legs see the expanded query. A phrase
-// matches anywhere in the lowercased query.
+// of API names. The first part was written without looking at failed
+// queries (entries that quoted bench/queries/nl.jsonl were removed); the
+// later parts were added after reading the misses of held-out sets, as
+// marked, and each was then measured on a held-out set written after it
+// (docs/retrieval.md). Both legs see the expanded query; the paper
+// baseline does not. Phrases match as expandQuery says.
 var synonyms = []struct{ phrase, terms string }{
 	// running aggregates
 	{"running total", "cumulative sum"},
@@ -63,7 +68,7 @@ var synonyms = []struct{ phrase, terms string }{
 	{"gaussian", "normal"},
 	{"bell curve", "normal"},
 	{"random variable", "distribution"},
-	{"resampling", "bootstrap permutation resample"},
+	{"resampling", "resample"},
 	{"confidence interval", "confidence interval bootstrap"},
 	// signals
 	{"spectrogram", "stft short time fourier"},
@@ -132,15 +137,33 @@ var synonyms = []struct{ phrase, terms string }{
 	// constant arrays
 	{"1s", "ones"},
 	{"0s", "zeros"},
+	// Added after reading the misses of nl-heldout 1–4 (nl-heldout5,
+	// written afterwards, measures them blind): inverses and permutation
+	// tests; "resampling" above now says only "resample" (it meant the
+	// bootstrap, and pulled scipy.stats into pandas resampling questions).
+	{"undo", "inverse"},
+	{"go back", "inverse"},
+	{"get back", "inverse"},
+	{"back to the time domain", "inverse"},
+	{"shuffle", "permutation"},
+	{"shuffling", "permutation"},
+	{"spread out", "dispersion variance standard deviation"},
 }
 
-// expandQuery appends the documentation terms of the phrases in q, matched
-// case-insensitively with hyphens read as spaces ("moving-window").
+// phraseGap is how many other words may stand between two words of a
+// phrase in a query: "second partial derivatives" says "second
+// derivatives", "running compounded product" a "running product".
+const phraseGap = 1
+
+// expandQuery appends the documentation terms of the phrases in q. A phrase
+// matches when its words occur in q in order, case-insensitively, each
+// within phraseGap words of the previous one; words are runs of letters,
+// digits and underscores, so a hyphen separates words ("moving-window").
 func expandQuery(q string) string {
-	lq := strings.ReplaceAll(strings.ToLower(q), "-", " ")
+	ws := queryWords(q)
 	var extra []string
 	for _, s := range synonyms {
-		if containsPhrase(lq, s.phrase) {
+		if containsPhrase(ws, queryWords(s.phrase)) {
 			extra = append(extra, s.terms)
 		}
 	}
@@ -150,22 +173,36 @@ func expandQuery(q string) string {
 	return q + "\n" + strings.Join(extra, " ")
 }
 
-// containsPhrase reports whether phrase occurs in s between word
-// boundaries ("lag" is in "a lag of 2", not in "a flag").
-func containsPhrase(s, phrase string) bool {
-	for off := 0; ; {
-		i := strings.Index(s[off:], phrase)
-		if i < 0 {
-			return false
-		}
-		start, end := off+i, off+i+len(phrase)
-		if (start == 0 || !isWordByte(s[start-1])) && (end == len(s) || !isWordByte(s[end])) {
-			return true
-		}
-		off = start + 1
-	}
+// queryWords returns the lowercased words of s.
+func queryWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+// containsPhrase reports whether the words of phrase occur in ws in order,
+// each at most phraseGap words after the previous one ("lag" is in "a lag
+// of 2", not in "a flag").
+func containsPhrase(ws, phrase []string) bool {
+	if len(phrase) == 0 {
+		return false
+	}
+	for i, w := range ws {
+		if w == phrase[0] && matchRest(ws[i+1:], phrase[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchRest(ws, phrase []string) bool {
+	if len(phrase) == 0 {
+		return true
+	}
+	for j := 0; j <= phraseGap && j < len(ws); j++ {
+		if ws[j] == phrase[0] && matchRest(ws[j+1:], phrase[1:]) {
+			return true
+		}
+	}
+	return false
 }
