@@ -94,7 +94,7 @@ const libraryHintFactor = 0.8
 // libraryWords maps the words that name a library in a question to it.
 var libraryWords = map[string]string{
 	"numpy": "numpy", "np": "numpy",
-	"scipy": "scipy",
+	"scipy":  "scipy",
 	"pandas": "pandas", "pd": "pandas", "dataframe": "pandas", "dataframes": "pandas",
 }
 
