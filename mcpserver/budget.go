@@ -36,6 +36,7 @@ type packed struct {
 	listed     []int          // the omitted items listed by handle
 	partsShown map[int][]part // what each included item shows
 	truncated  map[int]bool
+	headerCut  map[int]bool // the item's header lines were cut too
 }
 
 // minListed is how many omitted items pack keeps room to list by handle.
@@ -43,14 +44,15 @@ const minListed = 3
 
 // pack fits items into budget tokens, in rank order, across components
 // (mcp-anchors §3 item 5): whole items while they fit; if not even the first
-// fits, its header and components in priority order S, E, M, C, the last
-// one cut at a line boundary with a note saying how to fetch the rest. The
+// fits, its header (cut to its first lines when it does not fit either)
+// and components in priority order S, E, M, C, the last one cut at a line
+// boundary with a note saying how to fetch the rest. The
 // first item that does not fit and every item after it are omitted; a
 // closing section lists as many of them by handle as fit and counts the
 // rest. The text stays within budget by the stated estimator unless the
-// intro alone exceeds it.
+// intro and the first item's first lines alone exceed it.
 func pack(intro string, items []packItem, budget int) packed {
-	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}}
+	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}, headerCut: map[int]bool{}}
 	var sb strings.Builder
 	sb.WriteString(intro)
 	used := tokens(intro)
@@ -76,14 +78,21 @@ func pack(intro string, items []packItem, budget int) packed {
 			p.omitted = append(p.omitted, i)
 			continue
 		}
-		// The first item alone is too big: show as much as fits.
-		shown, cut := fitParts(it, budget-used-rest)
+		// The first item alone is too big: show as much as fits, cutting
+		// its header too when even that does not fit (a long previous
+		// signature or list of import paths), so the components get room.
+		room := budget - used - rest
+		if tokens(it.body(nil)) > room {
+			it.header = cutHeader(it)
+			p.headerCut[i] = true
+		}
+		shown, cut := fitParts(it, room)
 		body := it.body(shown)
 		sb.WriteString(body)
 		used += tokens(body)
 		p.included = append(p.included, i)
 		p.partsShown[i] = shown
-		p.truncated[i] = cut
+		p.truncated[i] = cut || p.headerCut[i]
 	}
 	room := budget - used - closingOverhead
 	for _, i := range p.omitted {
@@ -94,7 +103,7 @@ func pack(intro string, items []packItem, budget int) packed {
 		p.listed = append(p.listed, i)
 		room -= c
 	}
-	sb.WriteString(closing(items, p, budget, used))
+	sb.WriteString(closing(items, p, used))
 	p.text = sb.String()
 	return p
 }
@@ -118,6 +127,25 @@ func fitParts(it packItem, room int) (shown []part, cut bool) {
 		return shown, true
 	}
 	return shown, false
+}
+
+// headerKeep is how many lines of an item header a cut header keeps:
+// the title, the library and version, and the handle.
+const headerKeep = 3
+
+// cutHeader returns the header of it cut to its first headerKeep lines
+// and its "import as" line, the long lines (other import paths,
+// provenance, previous signature) left out for the components, with a
+// note saying how to get them.
+func cutHeader(it packItem) string {
+	var sb strings.Builder
+	for n, line := range strings.Split(strings.TrimSuffix(it.header, "\n"), "\n") {
+		if n < headerKeep || strings.HasPrefix(line, "import as: ") {
+			sb.WriteString(line + "\n")
+		}
+	}
+	fmt.Fprintf(&sb, "[… header cut to fit the budget (import paths, provenance, previous signature); get_api(api_name=%q) with a larger max_tokens returns it]\n", it.name)
+	return sb.String()
 }
 
 // cutText shortens s to at most n characters at a line boundary, closing
@@ -154,10 +182,10 @@ func handleLine(it packItem) string {
 // closingOverhead bounds the tokens of closing's fixed text.
 const closingOverhead = 40
 
-// closing is the final section: the budget used and the omitted items.
-// budget is the text's share of the answer's budget, so the omitted items'
-// note does not quote it (the intro states the caller's max_tokens).
-func closing(items []packItem, p packed, budget, used int) string {
+// closing is the final section: the tokens of text used and the omitted
+// items. It does not quote the text's share of the answer's budget (the
+// intro states the caller's max_tokens).
+func closing(items []packItem, p packed, used int) string {
 	var sb strings.Builder
 	if len(p.omitted) > 0 {
 		fmt.Fprintf(&sb, "\n%d more result(s) did not fit the token budget; fetch with get_api(api_name=<handle>) or raise max_tokens:\n", len(p.omitted))
@@ -168,7 +196,9 @@ func closing(items []packItem, p packed, budget, used int) string {
 			fmt.Fprintf(&sb, "(and %d more not listed)\n", n)
 		}
 	} else {
-		fmt.Fprintf(&sb, "\n(~%d of %d tokens used)\n", used, budget)
+		// Not "of budget": budget is the text's share found by fitAnswer
+		// (0 when nothing fits), not the caller's max_tokens.
+		fmt.Fprintf(&sb, "\n(text ~%d tokens)\n", used)
 	}
 	return sb.String()
 }

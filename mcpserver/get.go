@@ -139,9 +139,17 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		intro.WriteString("NOTE: " + n + "\n")
 	}
 	item := packItem{name: b.APIName, header: itemHeader(0, b, vc), parts: parts}
+	full := out
 	text, total := fitAnswer(budget, func(textBudget int) (string, int) {
 		p := pack(intro.String(), []packItem{item}, textBudget)
 		out.Components, out.Truncated = codes(p.partsShown[0]), p.truncated[0]
+		// When the header had to be cut, so do its long fields in the
+		// manifest, or they alone can exceed the budget.
+		out.OldSignature, out.ImportPaths = full.OldSignature, full.ImportPaths
+		if p.headerCut[0] {
+			out.OldSignature = nil
+			out.ImportPaths = out.ImportPaths[:min(len(out.ImportPaths), headerKeep)]
+		}
 		out.Tokens = 0
 		return p.text, tokens(p.text) + tokens(mustJSON(out)) + 8
 	})
