@@ -511,6 +511,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				vecc <- legResult{err: fmt.Errorf("embed query: %w", err)}
 				return
 			}
+			if allZero(qv[0]) {
+				// No feature of the query is known (only stop words,
+				// punctuation): every cosine is 0, and the order would
+				// be noise.
+				vecc <- legResult{}
+				return
+			}
 			vh := ix.vec.searchFlat(qv[0], f, n)
 			ids := make([]string, len(vh))
 			for i, h := range vh {
@@ -587,6 +594,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		})
 	}
 	return hits, nil
+}
+
+// allZero reports whether v has no non-zero coordinate.
+func allZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // questionLine returns the first line of a query: the question. Further
