@@ -29,6 +29,9 @@ func (f *embedderFlags) register(cmd *cobra.Command) {
 // embedder returns the selected embedder, or nil for the default (the
 // built-in LSA embedder, or the one an index records).
 func (f *embedderFlags) embedder() (index.Embedder, error) {
+	if f.dim < 0 {
+		return nil, usagef("--embed-dim %d: want a positive dimension (0 or unset for the default)", f.dim)
+	}
 	switch f.kind {
 	case "":
 		if f.dim > 0 {
