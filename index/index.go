@@ -396,6 +396,25 @@ func normalizeComponent(c string) (string, bool) {
 	return "", false
 }
 
+// resolveVersion returns the one version of valid that v names: itself,
+// the same version without its local label (PEP 440: "2.2.3" for Debian's
+// "2.2.3+dfsg"), or a release prefix ending at a dot ("2.2" for
+// "2.2.3+dfsg"). ok is false when none or several match.
+func resolveVersion(valid []string, v string) (string, bool) {
+	if slices.Contains(valid, v) {
+		return v, true
+	}
+	var match string
+	n := 0
+	for _, c := range valid {
+		public, _, _ := strings.Cut(c, "+")
+		if public == v || strings.HasPrefix(public, v+".") {
+			match, n = c, n+1
+		}
+	}
+	return match, n == 1
+}
+
 // validate checks q and returns its normalized form and filter.
 func (ix *Index) validate(q Query) (Query, filter, error) {
 	q.Text = strings.TrimSpace(q.Text)
@@ -442,9 +461,11 @@ func (ix *Index) validate(q Query) (Query, filter, error) {
 				}
 			}
 		}
-		if !slices.Contains(valid, f.Version) {
+		v, ok := resolveVersion(valid, f.Version)
+		if !ok {
 			return q, filter{}, &ArgError{Arg: "version", Value: q.Version, Valid: valid}
 		}
+		f.Version = v
 	}
 	for _, c := range q.Components {
 		nc, ok := normalizeComponent(c)
@@ -469,7 +490,11 @@ func (ix *Index) validate(q Query) (Query, filter, error) {
 		}
 	}
 	if q.Retriever == Vector && ix.vec == nil {
-		return q, filter{}, fmt.Errorf("%w: %s", ErrVectorDisabled, strings.Join(ix.notices, "; "))
+		reasons := make([]string, len(ix.notices))
+		for i, n := range ix.notices {
+			reasons[i] = strings.TrimPrefix(n, "vector search off: ")
+		}
+		return q, filter{}, fmt.Errorf("%w: %s", ErrVectorDisabled, strings.Join(reasons, "; "))
 	}
 	return q, f, nil
 }

@@ -286,8 +286,9 @@ func TestOpen_EmbedderMismatchKeepsLexical(t *testing.T) {
 	if err != nil || len(hits) == 0 || hits[0].APIName != "pandas.read_csv" {
 		t.Errorf("hybrid without vectors: %v %v", names(hits), err)
 	}
-	if _, err := ix.Search(t.Context(), index.Query{Text: "read_csv", Retriever: index.Vector}); !errors.Is(err, index.ErrVectorDisabled) {
-		t.Errorf("vector retriever: err = %v; want ErrVectorDisabled", err)
+	_, err = ix.Search(t.Context(), index.Query{Text: "read_csv", Retriever: index.Vector})
+	if !errors.Is(err, index.ErrVectorDisabled) || strings.Count(err.Error(), "off") != 1 {
+		t.Errorf("vector retriever: err = %v; want ErrVectorDisabled saying once that the leg is off", err)
 	}
 }
 

@@ -23,14 +23,22 @@ func (f *embedderFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kind, "embedder", "", "embedder: lsa (built-in, default: hashed features plus LSA fitted on the bundles at build time), hash (built-in, hashed features only), ollama or openai (OpenAI-compatible /embeddings)")
 	cmd.Flags().StringVar(&f.url, "embed-url", "", "embedding endpoint base URL (ollama default http://localhost:11434/api)")
 	cmd.Flags().StringVar(&f.model, "embed-model", "", "embedding model name for ollama/openai")
-	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, "dimension of the built-in embedders (hash default 384, lsa default 192)")
+	cmd.Flags().IntVar(&f.dim, "embed-dim", 0, fmt.Sprintf("lsa: latent dimensions (default %d; the vectors add the %d hashed features); hash: vector length (default %d); %d to %d", index.DefaultLSAK, index.DefaultHashDim, index.DefaultHashDim, minEmbedDim, maxEmbedDim))
 }
+
+// Bounds of --embed-dim: fewer dimensions cannot tell APIs apart, more make
+// the vectors (and the LSA model, terms × dimensions) gigabytes for no gain
+// (docs/retrieval.md measured 96–384).
+const (
+	minEmbedDim = 8
+	maxEmbedDim = 4096
+)
 
 // embedder returns the selected embedder, or nil for the default (the
 // built-in LSA embedder, or the one an index records).
 func (f *embedderFlags) embedder() (index.Embedder, error) {
-	if f.dim < 0 {
-		return nil, usagef("--embed-dim %d: want a positive dimension (0 or unset for the default)", f.dim)
+	if f.dim != 0 && (f.dim < minEmbedDim || f.dim > maxEmbedDim) {
+		return nil, usagef("--embed-dim %d: want %d to %d (0 or unset for the default)", f.dim, minEmbedDim, maxEmbedDim)
 	}
 	switch f.kind {
 	case "":
@@ -119,6 +127,9 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 			bs, err := readBundleFiles(g, files, skipBad)
 			if err != nil {
 				return err
+			}
+			if len(bs) == 0 {
+				return fmt.Errorf("no bundles in %s (nothing indexed; the last good index is still served)", strings.Join(files, ", "))
 			}
 			cfg := index.BuildConfig{Embedder: emb, Logger: g.log}
 			cfg.Progress = progressWriter(g)
