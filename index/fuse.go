@@ -56,6 +56,7 @@ type fused struct {
 	score float64
 	comps map[string]bool
 	exact bool
+	bonus float64 // the part of score the exact-name rule added
 }
 
 // fuse combines weighted API rankings with reciprocal rank fusion,
@@ -85,7 +86,8 @@ func fuse(rankings []apiRanking, weights []float64, exact []string) []fused {
 	for i, key := range exact {
 		f := get(key)
 		f.exact = true
-		f.score += exactBonus - float64(i)*1e-6
+		f.bonus = exactBonus - float64(i)*1e-6
+		f.score += f.bonus
 	}
 	out := make([]fused, 0, len(order))
 	for _, k := range order {

@@ -61,12 +61,15 @@ type Query struct {
 
 // A Hit is one API found by a search, best first.
 type Hit struct {
-	APIName string  `json:"api_name"`
-	Library string  `json:"library"`
-	Version string  `json:"version"`
-	Novelty string  `json:"novelty"` // NoveltyNew or NoveltyModified
-	Score   float64 `json:"score"`   // fused score; only the order is meaningful
-	Rank    int     `json:"rank"`    // 1-based
+	APIName string `json:"api_name"`
+	Library string `json:"library"`
+	Version string `json:"version"`
+	Novelty string `json:"novelty"` // NoveltyNew or NoveltyModified
+	// Score is the fused score (RRF of the legs, times the priors); only the
+	// order is meaningful. The bonus that puts APIs the query names first
+	// is not included: Exact says so.
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"` // 1-based
 	// Components lists the matched components (S, E, M, C order); for an
 	// API found only by its name, the requested components it has.
 	Components []string `json:"components"`
@@ -615,7 +618,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: fu.score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
+			Score: fu.score - fu.bonus, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
 		})
 	}
 	return hits, nil
