@@ -15,7 +15,7 @@ import (
 // fusion weights, RRF k, name rules, priors). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.5" // + phrase gaps, inverse/permutation vocabulary, library hint
+const RankingVersion = "2026-11-30.6" // + no hybrid answer when no query word is in any unit
 
 const (
 	rrfK          = 5.0

@@ -560,8 +560,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}
 	var (
-		rankings []apiRanking
-		weights  []float64
+		rankings   []apiRanking
+		weights    []float64
+		lexicalHit bool
 	)
 	if q.Retriever == Hybrid || q.Retriever == BM25 {
 		lh, err := ix.lex.search(ctx, text, f, n)
@@ -577,6 +578,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		rankings = append(rankings, rankAPIs(ids))
 		weights = append(weights, lexicalWeight)
+		lexicalHit = len(lh) > 0
 	}
 	if vecc != nil {
 		r := <-vecc
@@ -585,6 +587,12 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return nil, r.err
 		case r.err != nil:
 			ix.log.Warn("vector leg skipped", "err", r.err)
+		case q.Retriever == Hybrid && !lexicalHit:
+			// No word of the query is in any unit (another language, a
+			// made-up name): the vector leg alone would rank the nearest
+			// character n-grams, which is noise; hybrid answers nothing
+			// and callers offer the nearest names (mcpserver's no-match
+			// answer). The vector retriever still ranks them.
 		default:
 			rankings = append(rankings, rankAPIs(r.ids))
 			weights = append(weights, vectorWeight)

@@ -92,6 +92,22 @@ func TestIndex_ExactScore(t *testing.T) {
 	}
 }
 
+// A query none of whose words is in any unit gets no hybrid answer (the
+// vector leg alone would rank character n-gram noise); the vector
+// retriever still answers.
+func TestIndex_NoWordMatches(t *testing.T) {
+	_, ix := buildIndex(t)
+	for _, q := range []string{"frobnicate the quuxer", "moyenne glissante", "数据框 滚动 平均"} {
+		hits, err := ix.Search(t.Context(), index.Query{Text: q})
+		if err != nil || len(hits) != 0 {
+			t.Errorf("hybrid %q = %v, %v; want no hits", q, names(hits), err)
+		}
+	}
+	if hits, err := ix.Search(t.Context(), index.Query{Text: "frobnicate the quuxer", Retriever: index.Vector}); err != nil || len(hits) == 0 {
+		t.Errorf("vector retriever: %v, %v; want its nearest vectors", names(hits), err)
+	}
+}
+
 func TestIndex_SearchFilters(t *testing.T) {
 	_, ix := buildIndex(t)
 	hits, err := ix.Search(t.Context(), index.Query{Text: "norm of a matrix or vector", Library: "numpy", Components: []string{"E"}, K: 10})
