@@ -108,8 +108,17 @@ type Stats struct {
 	Manifest             // counts as built
 	VectorEnabled bool   `json:"vector_enabled"`
 	// QueryEmbedder is the embedder used at query time ("" when off).
-	QueryEmbedder string   `json:"query_embedder"`
-	Notices       []string `json:"notices,omitempty"`
+	QueryEmbedder string `json:"query_embedder"`
+	// LSA describes the fitted LSA model in use, nil with another embedder.
+	LSA     *LSAFit  `json:"lsa,omitempty"`
+	Notices []string `json:"notices,omitempty"`
+}
+
+// LSAFit is what an index's LSA model was fitted on.
+type LSAFit struct {
+	Units int `json:"units"` // units fitted on (at most LSAConfig.Sample)
+	Terms int `json:"terms"` // terms of the model; words outside them get hashed features only
+	K     int `json:"k"`     // latent dimensions
 }
 
 // OpenOptions configures [Open]. The zero value uses the built-in embedder
@@ -326,6 +335,9 @@ func (ix *Index) Stats() Stats {
 	s := Stats{Dir: ix.dir, Manifest: ix.man, VectorEnabled: ix.vec != nil, Notices: ix.Notices()}
 	if ix.emb != nil && ix.vec != nil {
 		s.QueryEmbedder = ix.emb.ID()
+		if l, ok := ix.emb.(*LSAEmbedder); ok && l.model != nil {
+			s.LSA = &LSAFit{Units: l.model.Units, Terms: len(l.model.Terms), K: l.model.K}
+		}
 	}
 	return s
 }

@@ -201,6 +201,9 @@ func TestIndex_Stats(t *testing.T) {
 	if !s.VectorEnabled || !strings.HasPrefix(s.Embedder.ID, "lsa-v1-k192-h50-") || s.Embedder.Dim != index.DefaultLSAK+index.DefaultHashDim || s.QueryEmbedder != s.Embedder.ID {
 		t.Errorf("embedder stats = %+v", s)
 	}
+	if s.LSA == nil || s.LSA.K != index.DefaultLSAK || s.LSA.Units != 36 || s.LSA.Terms == 0 {
+		t.Errorf("LSA fit = %+v; want K %d fitted on the 36 S and M units", s.LSA, index.DefaultLSAK)
+	}
 	if s.Components["C"] != 16 || s.Components["S"] != 18 {
 		t.Errorf("components = %v", s.Components)
 	}

@@ -187,6 +187,12 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(w, "index %s (%s, built %s)\n", s.Dir, s.Generation, s.Created.Format("2006-01-02 15:04:05Z"))
 			fmt.Fprintf(w, "bundles %d, units %d, lexical scoring %s\n", s.Bundles, s.Units, s.Scoring)
 			fmt.Fprintf(w, "embedder %s (dim %d), vector search %s\n", s.Embedder.ID, s.Embedder.Dim, map[bool]string{true: "on", false: "off"}[s.VectorEnabled])
+			if s.LSA != nil {
+				fmt.Fprintf(w, "LSA model: %d latent dimensions fitted on %d units, %d terms\n", s.LSA.K, s.LSA.Units, s.LSA.Terms)
+				if s.LSA.Terms == 0 {
+					fmt.Fprintln(w, "notice: the LSA model has no terms (too few units to fit on); the vectors use the hashed features only")
+				}
+			}
 			for _, lib := range slices.Sorted(mapsKeys(s.Libraries)) {
 				var vs []string
 				for _, v := range slices.Sorted(mapsKeys(s.Versions[lib])) {
