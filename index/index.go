@@ -157,6 +157,7 @@ type Index struct {
 	comps    map[string][]string // key → its components
 	names    *nameTable
 	public   map[string]bool // key → has a public import path (prior.go)
+	terms    *apiTerms       // key → terms of its names, S, E and M (coverage.go)
 	libs     []string
 	versions map[string][]string // library → versions
 
@@ -268,6 +269,8 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	ix.comps = map[string][]string{}
 	ix.names = newNameTable()
 	ix.public = map[string]bool{}
+	ix.terms = newAPITerms()
+	ix.terms.build(bs)
 	ix.versions = map[string][]string{}
 	libs := map[string]bool{}
 	for i := range bs {
@@ -622,6 +625,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Retriever != Vector { // the vector retriever reports the raw leg
 		ix.applyPrior(fs)
 		ix.applyLibraryHint(fs, q.Text)
+		ix.applyCoverage(fs, text)
 	}
 	hits := make([]Hit, 0, min(q.K, len(fs)))
 	for _, fu := range fs {
