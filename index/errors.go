@@ -35,8 +35,16 @@ type ArgError struct {
 	Arg   string   // "library", "version", "component", "retriever", "condition"
 	Value string   // what was given
 	Valid []string // the accepted values
+	// Matches are the valid values Value names when it names several (a
+	// version prefix such as "2.2" of two libraries' versions); nil when
+	// it names none.
+	Matches []string
 }
 
 func (e *ArgError) Error() string {
+	if len(e.Matches) > 1 {
+		return fmt.Sprintf("index: ambiguous %s %q: it names %s (name the library or give more of the %s; valid: %s)",
+			e.Arg, e.Value, strings.Join(e.Matches, " and "), e.Arg, strings.Join(e.Valid, ", "))
+	}
 	return fmt.Sprintf("index: unknown %s %q (valid: %s)", e.Arg, e.Value, strings.Join(e.Valid, ", "))
 }

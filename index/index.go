@@ -119,6 +119,9 @@ type LSAFit struct {
 	Units int `json:"units"` // units fitted on (at most LSAConfig.Sample)
 	Terms int `json:"terms"` // terms of the model; words outside them get hashed features only
 	K     int `json:"k"`     // latent dimensions
+	// Fitted is how many of the K dimensions the SVD fitted: at most the
+	// units and terms fitted on; the others are always zero.
+	Fitted int `json:"fitted_dims"`
 }
 
 // OpenOptions configures [Open]. The zero value uses the built-in embedder
@@ -339,7 +342,7 @@ func (ix *Index) Stats() Stats {
 	if ix.emb != nil && ix.vec != nil {
 		s.QueryEmbedder = ix.emb.ID()
 		if l, ok := ix.emb.(*LSAEmbedder); ok && l.model != nil {
-			s.LSA = &LSAFit{Units: l.model.Units, Terms: len(l.model.Terms), K: l.model.K}
+			s.LSA = &LSAFit{Units: l.model.Units, Terms: len(l.model.Terms), K: l.model.K, Fitted: len(l.model.Sigma)}
 		}
 	}
 	return s
@@ -414,23 +417,32 @@ func normalizeComponent(c string) (string, bool) {
 	return "", false
 }
 
-// resolveVersion returns the one version of valid that v names: itself,
-// the same version without its local label (PEP 440: "2.2.3" for Debian's
-// "2.2.3+dfsg"), or a release prefix ending at a dot ("2.2" for
-// "2.2.3+dfsg"). ok is false when none or several match.
+// resolveVersion returns the one version of valid that v names (see
+// versionMatches); ok is false when none or several match.
 func resolveVersion(valid []string, v string) (string, bool) {
-	if slices.Contains(valid, v) {
-		return v, true
+	m := versionMatches(valid, v)
+	if len(m) != 1 {
+		return "", false
 	}
-	var match string
-	n := 0
+	return m[0], true
+}
+
+// versionMatches returns the versions of valid that v names: v itself
+// when valid has it, else each version that is v without its local label
+// (PEP 440: "2.2.3" for Debian's "2.2.3+dfsg") or has v as a release
+// prefix ending at a dot ("2.2" for "2.2.3+dfsg").
+func versionMatches(valid []string, v string) []string {
+	if slices.Contains(valid, v) {
+		return []string{v}
+	}
+	var matches []string
 	for _, c := range valid {
 		public, _, _ := strings.Cut(c, "+")
 		if public == v || strings.HasPrefix(public, v+".") {
-			match, n = c, n+1
+			matches = append(matches, c)
 		}
 	}
-	return match, n == 1
+	return matches
 }
 
 // validate checks q and returns its normalized form and filter.
@@ -479,11 +491,11 @@ func (ix *Index) validate(q Query) (Query, filter, error) {
 				}
 			}
 		}
-		v, ok := resolveVersion(valid, f.Version)
-		if !ok {
-			return q, filter{}, &ArgError{Arg: "version", Value: q.Version, Valid: valid}
+		matches := versionMatches(valid, f.Version)
+		if len(matches) != 1 {
+			return q, filter{}, &ArgError{Arg: "version", Value: q.Version, Valid: valid, Matches: matches}
 		}
-		f.Version = v
+		f.Version = matches[0]
 	}
 	for _, c := range q.Components {
 		nc, ok := normalizeComponent(c)
