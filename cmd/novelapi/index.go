@@ -189,6 +189,9 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(w, "embedder %s (dim %d), vector search %s\n", s.Embedder.ID, s.Embedder.Dim, map[bool]string{true: "on", false: "off"}[s.VectorEnabled])
 			if s.LSA != nil {
 				fmt.Fprintf(w, "LSA model: %d latent dimensions fitted on %d units, %d terms\n", s.LSA.K, s.LSA.Units, s.LSA.Terms)
+				if s.LSA.Terms > 0 && s.LSA.Fitted > 0 && s.LSA.Fitted < s.LSA.K {
+					fmt.Fprintf(w, "notice: only %d of the %d latent dimensions could be fitted (at most the units and terms fitted on); the others are zero and only make the vectors longer (--embed-dim %d or less avoids them)\n", s.LSA.Fitted, s.LSA.K, s.LSA.Fitted)
+				}
 				if s.LSA.Terms == 0 {
 					fmt.Fprintln(w, "notice: the LSA model has no terms (too few units to fit on); the vectors use the hashed features only")
 				}
