@@ -15,8 +15,8 @@ import (
 // an API whose mechanism says "variance" and whose example calls
 // .resample() gets no credit for covering both words of "variance after
 // resampling", while a unit of another API that has both wins. After
-// fusion the first coverageDepth APIs, except those the query names, are
-// scaled by 1 + coverageWeight × coverage, coverage being the share of the
+// fusion the scores of the first coverageDepth APIs (without the bonus of
+// the APIs the query names) are scaled by 1 + coverageWeight × coverage, coverage being the share of the
 // query's distinguishing terms (analysed like the lexical leg, those of
 // maxQueryDF left out) found anywhere in the API's names, S, E or M text:
 // the document-level view of BM25F (Robertson, Zaragoza & Taylor, "Simple
@@ -136,9 +136,11 @@ func (ix *Index) applyCoverage(fs []fused, text string) {
 	}
 	n := min(len(fs), coverageDepth)
 	for i := range fs[:n] {
-		if !fs[i].exact {
-			fs[i].score *= 1 + coverageWeight*ix.terms.coverage(fs[i].key, terms)
-		}
+		// An API the query names keeps its bonus as it is and first place;
+		// the rest of its score is scaled like the others', so that the
+		// scores shown stay comparable.
+		legs := fs[i].score - fs[i].bonus
+		fs[i].score = fs[i].bonus + legs*(1+coverageWeight*ix.terms.coverage(fs[i].key, terms))
 	}
 	sort.SliceStable(fs[:n], func(i, j int) bool { return fs[i].score > fs[j].score })
 }

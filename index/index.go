@@ -417,16 +417,6 @@ func normalizeComponent(c string) (string, bool) {
 	return "", false
 }
 
-// resolveVersion returns the one version of valid that v names (see
-// versionMatches); ok is false when none or several match.
-func resolveVersion(valid []string, v string) (string, bool) {
-	m := versionMatches(valid, v)
-	if len(m) != 1 {
-		return "", false
-	}
-	return m[0], true
-}
-
 // versionMatches returns the versions of valid that v names: v itself
 // when valid has it, else each version that is v without its local label
 // (PEP 440: "2.2.3" for Debian's "2.2.3+dfsg") or has v as a release

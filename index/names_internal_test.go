@@ -80,20 +80,19 @@ func TestPreferredImport(t *testing.T) {
 	}
 }
 
-func TestResolveVersion(t *testing.T) {
+func TestVersionMatches(t *testing.T) {
 	valid := []string{"2.2.3+dfsg", "1.26.4", "1.15.3", "1.15.2"}
-	for v, want := range map[string]string{
-		"2.2.3+dfsg": "2.2.3+dfsg", // exact
-		"2.2.3":      "2.2.3+dfsg", // without the local label
-		"2.2":        "2.2.3+dfsg", // a release prefix
-		"2":          "2.2.3+dfsg",
-		"1.15":       "", // two versions match
-		"1.1":        "", // not at a dot
-		"3.0":        "",
+	for v, want := range map[string][]string{
+		"2.2.3+dfsg": {"2.2.3+dfsg"}, // exact
+		"2.2.3":      {"2.2.3+dfsg"}, // without the local label
+		"2.2":        {"2.2.3+dfsg"}, // a release prefix
+		"2":          {"2.2.3+dfsg"},
+		"1.15":       {"1.15.3", "1.15.2"}, // ambiguous
+		"1.1":        nil,                  // not at a dot
+		"3.0":        nil,
 	} {
-		got, ok := resolveVersion(valid, v)
-		if ok != (want != "") || got != want && ok {
-			t.Errorf("resolveVersion(%q) = %q, %v; want %q", v, got, ok, want)
+		if got := versionMatches(valid, v); !slices.Equal(got, want) {
+			t.Errorf("versionMatches(%q) = %q; want %q", v, got, want)
 		}
 	}
 }
