@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 )
 
 var getParams = []param{
@@ -202,7 +203,7 @@ func notFound(tool string, cat *catalog, name, library string) string {
 		}
 	}
 	msg := fmt.Sprintf("%s: no novel API named %q in this index.", tool, name)
-	if near := nearest(name, cands, 5); len(near) > 0 {
+	if near := index.NearestNames(name, cands, 5); len(near) > 0 {
 		msg += " Did you mean: " + strings.Join(near, ", ") + "?"
 	} else {
 		msg += " No similar names either; it may not be a novel API (then your own knowledge applies), or try search_apis with a description."

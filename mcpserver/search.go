@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 )
 
 var searchParams = []param{
@@ -162,7 +163,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		lib, ok := cat.library(r.library)
 		if !ok {
 			msg := fmt.Sprintf("search_apis: no library %q in this index. Indexed: %s.", r.library, cat.librarySummary())
-			if near := nearest(r.library, cat.libKeys, 3); len(near) > 0 {
+			if near := index.NearestNames(r.library, cat.libKeys, 3); len(near) > 0 {
 				msg += " Did you mean: " + strings.Join(near, ", ") + "?"
 			}
 			return mcp.NewToolResultError(msg), nil
@@ -286,7 +287,7 @@ func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []s
 			cands = cat.allNames
 		}
 	}
-	out.Suggestions = suggest(r.query, cands, 5)
+	out.Suggestions = index.SuggestNames(r.query, cands, 5)
 	for _, n := range neighbours {
 		if !slices.Contains(out.Suggestions, n) {
 			out.Neighbours = append(out.Neighbours, n)
@@ -317,25 +318,6 @@ func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []s
 	text := sb.String()
 	out.Tokens = tokens(text) + tokens(mustJSON(out))
 	return mcp.NewToolResultStructured(out, text)
-}
-
-// suggest returns names near the query or near any identifier-like word in
-// it.
-func suggest(query string, cands []string, n int) []string {
-	out := nearest(query, cands, n)
-	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
-		return !(r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
-		if len(out) >= n || len(w) < 4 {
-			continue
-		}
-		for _, x := range nearest(w, cands, n) {
-			if !slices.Contains(out, x) && len(out) < n {
-				out = append(out, x)
-			}
-		}
-	}
-	return out
 }
 
 func codes(ps []part) string {

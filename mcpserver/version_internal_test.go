@@ -62,16 +62,3 @@ func TestResolveLibrary(t *testing.T) {
 		t.Errorf("dist → import key: %q", got)
 	}
 }
-
-func TestNearest(t *testing.T) {
-	names := []string{"numpy.unstack", "numpy.stack", "pandas.read_csv", "pandas.io.parsers.read_csv", "scipy.stats.quantile"}
-	if got := nearest("numpy.unstak", names, 2); len(got) == 0 || got[0] != "numpy.unstack" {
-		t.Errorf("nearest(numpy.unstak) = %v", got)
-	}
-	if got := nearest("read_csv", names, 3); len(got) < 2 || got[0] != "pandas.read_csv" {
-		t.Errorf("nearest(read_csv) = %v", got)
-	}
-	if got := nearest("zzzzqqqq", names, 3); len(got) != 0 {
-		t.Errorf("nearest(nonsense) = %v", got)
-	}
-}

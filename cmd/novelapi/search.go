@@ -56,6 +56,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 			}
 			if len(hits) == 0 {
 				fmt.Fprintln(g.stdout, "no results")
+				if near := index.SuggestNames(q.Text, ix.Names(), 5); len(near) > 0 {
+					fmt.Fprintf(g.stdout, "near names: %s\n", strings.Join(near, ", "))
+				}
 				return nil
 			}
 			for _, h := range hits {

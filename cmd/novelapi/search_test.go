@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,5 +13,19 @@ func TestSearchCmd_BadK(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "want 1 to 100") {
 			t.Errorf("search -k %s: exit %d, stderr %q; want usage error naming 1 to 100", k, code, stderr)
 		}
+	}
+}
+
+// A query no indexed word matches prints "no results" and the API names
+// nearest to its words (a typo of a name finds it).
+func TestSearchCmd_NoResultsSuggestsNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	bundlesFile := filepath.Join("..", "..", "index", "testdata", "bundles.jsonl")
+	if code, _, stderr := runArgs(t, t.TempDir(), "index", "build", "--bundles", bundlesFile, "--index", dir); code != 0 {
+		t.Fatalf("index build: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runArgs(t, t.TempDir(), "search", "--index", dir, "cumulativ_summ")
+	if code != 0 || !strings.Contains(stdout, "no results") || !strings.Contains(stdout, "near names: numpy.cumulative_sum") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want no results and numpy.cumulative_sum among the near names", code, stdout, stderr)
 	}
 }
