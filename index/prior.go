@@ -1,6 +1,8 @@
 package index
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,6 +55,21 @@ func (ix *Index) applyPrior(fs []fused) {
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].score > fs[j].score })
+}
+
+// PublicImports returns the public import paths among names (see
+// internalName), fewest segments first, ties alphabetically.
+func PublicImports(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !internalName(n) {
+			out = append(out, n)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, "."), strings.Count(b, ".")), strings.Compare(a, b))
+	})
+	return out
 }
 
 // PreferredImport returns the import path to show users for an API with

@@ -226,6 +226,9 @@ func novelty(b *bundles.Bundle) string {
 // itemHeader is the first lines of a served API: name, library, version
 // and match, novelty, handle, other import paths, provenance and (for
 // modified APIs) the previous signature.
+// maxImportPaths is how many public import paths an item header lists.
+const maxImportPaths = 4
+
 func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	var sb strings.Builder
 	if rank > 0 {
@@ -249,7 +252,16 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		if imp := index.PreferredImport(names); imp != b.APIName {
 			fmt.Fprintf(&sb, "import as: %s\n", imp)
 		}
-		fmt.Fprintf(&sb, "valid import paths: %s\n", strings.Join(names, ", "))
+		// The public paths, a few: internal ones (pandas.io.sql.DataFrame.min,
+		// numpy.lib._shape_base_impl.unstack) are not for user code, and a
+		// list of 20 spent the caller's token budget.
+		shown := index.PublicImports(names)
+		shown = shown[:min(len(shown), maxImportPaths)]
+		line := strings.Join(shown, ", ")
+		if more := len(names) - len(shown); more > 0 {
+			line += fmt.Sprintf(" (+%d more)", more)
+		}
+		fmt.Fprintf(&sb, "valid import paths: %s\n", line)
 	}
 	if line := provenanceOf(b).line(); line != "" {
 		fmt.Fprintf(&sb, "provenance: %s\n", line)
