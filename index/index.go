@@ -67,7 +67,8 @@ type Hit struct {
 	Novelty string `json:"novelty"` // NoveltyNew or NoveltyModified
 	// Score is the fused score (RRF of the legs, times the priors); only the
 	// order is meaningful. The bonus that puts APIs the query names first
-	// is not included: Exact says so.
+	// is not included: Exact says so. Under the vector retriever it is the
+	// cosine similarity of the API's best unit (−1…1).
 	Score float64 `json:"score"`
 	Rank  int     `json:"rank"` // 1-based
 	// Components lists the matched components (S, E, M, C order); for an
@@ -545,9 +546,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// goroutine while the lexical one runs here.
 	type legResult struct {
 		ids []string
+		sim map[string]float32 // API key → best cosine of its units
 		err error
 	}
-	var vecc chan legResult
+	var (
+		vecc      chan legResult
+		vectorSim map[string]float32 // the vector retriever's scores
+	)
 	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
 		vecc = make(chan legResult, 1)
 		vectorLeg := func() {
@@ -565,10 +570,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 			vh := ix.vec.searchFlat(qv[0], f, n)
 			ids := make([]string, len(vh))
+			sim := make(map[string]float32, len(vh))
 			for i, h := range vh {
 				ids[i] = h.ID
+				if key, _ := unitKey(h.ID); h.Similarity > sim[key] {
+					sim[key] = h.Similarity
+				}
 			}
-			vecc <- legResult{ids: ids}
+			vecc <- legResult{ids: ids, sim: sim}
 		}
 		if q.Retriever == Hybrid {
 			go vectorLeg()
@@ -613,6 +622,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		default:
 			rankings = append(rankings, rankAPIs(r.ids))
 			weights = append(weights, vectorWeight)
+			if q.Retriever == Vector {
+				vectorSim = r.sim
+			}
 		}
 	}
 	var exact []string
@@ -642,9 +654,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if len(comps) == 0 {
 			comps = ix.componentsOf(fu.key, f.Components)
 		}
+		score := fu.score - fu.bonus
+		if vectorSim != nil {
+			score = float64(vectorSim[fu.key])
+		}
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: fu.score - fu.bonus, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
+			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
 		})
 	}
 	return hits, nil

@@ -110,6 +110,20 @@ func TestIndex_NoWordMatches(t *testing.T) {
 	}
 }
 
+// The vector retriever scores hits by cosine similarity, best first.
+func TestIndex_VectorScoresAreSimilarities(t *testing.T) {
+	_, ix := buildIndex(t)
+	hits, err := ix.Search(t.Context(), index.Query{Text: "singular values of a matrix", Retriever: index.Vector, K: 5})
+	if err != nil || len(hits) < 2 {
+		t.Fatalf("hits %v, err %v", names(hits), err)
+	}
+	for i, h := range hits {
+		if h.Score <= 0 || h.Score > 1 || i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("hit %d %s score %v; want cosines in (0, 1], descending", i+1, h.APIName, h.Score)
+		}
+	}
+}
+
 func TestIndex_SearchFilters(t *testing.T) {
 	_, ix := buildIndex(t)
 	hits, err := ix.Search(t.Context(), index.Query{Text: "norm of a matrix or vector", Library: "numpy", Components: []string{"E"}, K: 10})
