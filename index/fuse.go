@@ -15,7 +15,7 @@ import (
 // fusion weights, RRF k, name rules, priors). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.7" // + coverage re-ranking
+const RankingVersion = "2026-11-30.8" // + a traceback's error line is its question
 
 const (
 	rrfK          = 5.0

@@ -680,8 +680,14 @@ func allZero(v []float32) bool {
 // lines are context (the protocol's task queries append the context code,
 // §6), whose identifiers name APIs the code uses, not the one asked for,
 // so they do not trigger the exact-name rule; both legs still see them.
+// A pasted Python traceback is the exception: its last line, the error
+// ("AttributeError: ... Use `np.trapezoid` instead"), is the question.
 func questionLine(text string) string {
-	line, _, _ := strings.Cut(text, "\n")
+	line, rest, _ := strings.Cut(text, "\n")
+	if strings.HasPrefix(strings.TrimSpace(line), "Traceback (most recent call last)") {
+		rest = strings.TrimRight(rest, " \t\r\n")
+		return rest[strings.LastIndexByte(rest, '\n')+1:]
+	}
 	return line
 }
 

@@ -124,6 +124,17 @@ func TestIndex_VectorScoresAreSimilarities(t *testing.T) {
 	}
 }
 
+// In a pasted traceback the error line, not the first line, names the API.
+func TestIndex_TracebackErrorLine(t *testing.T) {
+	_, ix := buildIndex(t)
+	q := "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    total = np.cumsum(x)\n" +
+		"AttributeError: use `np.cumulative_sum` with include_initial=True instead\n"
+	hits, err := ix.Search(t.Context(), index.Query{Text: q})
+	if err != nil || len(hits) == 0 || hits[0].APIName != "numpy.cumulative_sum" || !hits[0].Exact {
+		t.Errorf("traceback: %v, %v; want numpy.cumulative_sum first, exact", names(hits), err)
+	}
+}
+
 func TestIndex_SearchFilters(t *testing.T) {
 	_, ix := buildIndex(t)
 	hits, err := ix.Search(t.Context(), index.Query{Text: "norm of a matrix or vector", Library: "numpy", Components: []string{"E"}, K: 10})
