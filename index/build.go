@@ -267,6 +267,10 @@ func fitLSA(ctx context.Context, l *LSAEmbedder, units []unit, gdir string, log 
 			return nil, fmt.Errorf("fit LSA embedder: %w", err)
 		}
 		log.Info("LSA embedder fitted", "id", f.ID(), "units", f.model.Units, "terms", len(f.model.Terms), "seconds", time.Since(t).Seconds())
+		if n := len(f.model.Sigma); 2*n < f.model.K { // a few missing dimensions are harmless
+			log.Warn("LSA: fewer latent dimensions than asked could be fitted; the rest are zero (build with a smaller --embed-dim)",
+				"asked", f.model.K, "fitted", n, "units", f.model.Units)
+		}
 		l = f
 	}
 	return l, l.save(gdir)
