@@ -1,6 +1,10 @@
 package index_test
 
 import (
+	"bytes"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/novelapi/novelapi/index"
@@ -24,6 +28,26 @@ func TestIndex_StatsLSAFittedDims(t *testing.T) {
 		}
 		if s.LSA.K != tt.k || s.LSA.Fitted <= 0 || s.LSA.Fitted > tt.maxFitted || (s.LSA.Fitted == tt.k) != tt.wantAllK {
 			t.Errorf("K=%d: LSA = %+v; want K %d, fitted dims in 1..%d, all K fitted: %v", tt.k, *s.LSA, tt.k, tt.maxFitted, tt.wantAllK)
+		}
+	}
+}
+
+// Build warns when fewer than half the LSA dimensions asked for can be
+// fitted, and not when they can.
+func TestBuild_WarnsUnfittableLSADims(t *testing.T) {
+	bs := readTestBundles(t)
+	for _, tt := range []struct {
+		k    int
+		warn bool
+	}{{400, true}, {16, false}} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, nil))
+		dir := filepath.Join(t.TempDir(), "idx")
+		if _, err := index.Build(t.Context(), dir, bs, index.BuildConfig{Embedder: index.NewLSAEmbedder(index.LSAConfig{K: tt.k}), Logger: log}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(buf.String(), "fewer latent dimensions"); got != tt.warn {
+			t.Errorf("K=%d: warning %v; want %v\n%s", tt.k, got, tt.warn, buf.String())
 		}
 	}
 }
