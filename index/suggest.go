@@ -91,8 +91,10 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
-// SuggestNames returns names near the query or near any identifier-like word in
-// it.
+// SuggestNames returns at most n names of cands near the whole query (see
+// NearestNames), then near each identifier-like word of it of 4 bytes or
+// more ("how do I get the qunatile" finds numpy.quantile), without
+// repeats. It is what a search that found nothing offers instead.
 func SuggestNames(query string, cands []string, n int) []string {
 	out := NearestNames(query, cands, n)
 	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
