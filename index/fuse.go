@@ -15,7 +15,7 @@ import (
 // fusion weights, RRF k, name rules, priors). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.9" // + quantile, mode, circular, censored, filter and format vocabulary
+const RankingVersion = "2026-11-30.10" // + spectra, truncation and SQL vocabulary
 
 const (
 	rrfK          = 5.0
