@@ -429,12 +429,12 @@ func textQuery(terms []queryTerm, common map[string]map[string]bool) query.Query
 	return bleve.NewDisjunctionQuery(fields...)
 }
 
-// search runs the BM25 leg: the query text's terms matched against the
-// name field (boosted) and the body field of the units of the components
-// in f (S, E and M when f names none), under the exact filters, returning
-// up to n units best first.
-func (ls *lexicalStore) search(ctx context.Context, text string, f filter, n int) ([]lexicalHit, error) {
-	q := textQuery(ls.terms(text), ls.common)
+// search runs the BM25 leg: the query's terms (see [lexicalStore.terms])
+// matched against the name field (boosted) and the body field of the units
+// of the components in f (S, E and M when f names none), under the exact
+// filters, returning up to n units best first.
+func (ls *lexicalStore) search(ctx context.Context, terms []queryTerm, f filter, n int) ([]lexicalHit, error) {
+	q := textQuery(terms, ls.common)
 	if q == nil {
 		return nil, nil
 	}

@@ -73,14 +73,14 @@ func TestLexical_CommonTermsPruned(t *testing.T) {
 	if s := fmt.Sprint(q); strings.Contains(s, "frame") {
 		t.Errorf("query keeps the common term: %s", s)
 	}
-	hits, err := ls.search(t.Context(), "frame rolling", filter{}, 10)
+	hits, err := ls.search(t.Context(), ls.terms("frame rolling"), filter{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hits) != 1 || hits[0].ID != "lib.fa@1#M" {
 		t.Errorf("frame rolling: %v; want lib.fa only", hits)
 	}
-	hits, err = ls.search(t.Context(), "frame", filter{}, 10)
+	hits, err = ls.search(t.Context(), ls.terms("frame"), filter{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

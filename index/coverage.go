@@ -113,14 +113,14 @@ func (at *apiTerms) coverage(key string, terms []int64) float64 {
 }
 
 // applyCoverage scales the first coverageDepth of fs by their coverage of
-// text's distinguishing terms and re-sorts them (scores only grow, so they
-// stay above the rest).
-func (ix *Index) applyCoverage(fs []fused, text string) {
+// the distinguishing ones of the query's terms qterms and re-sorts them
+// (scores only grow, so they stay above the rest).
+func (ix *Index) applyCoverage(fs []fused, qterms []queryTerm) {
 	if ix.terms == nil {
 		return
 	}
 	var terms []int64
-	for _, t := range ix.lex.terms(text) {
+	for _, t := range qterms {
 		if ix.lex.common["body"][t.term] {
 			continue
 		}

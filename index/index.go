@@ -589,9 +589,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		rankings   []apiRanking
 		weights    []float64
 		lexicalHit bool
+		qterms     []queryTerm // the query analysed once, for the lexical leg and coverage
 	)
+	if q.Retriever != Vector {
+		qterms = ix.lex.terms(text)
+	}
 	if q.Retriever == Hybrid || q.Retriever == BM25 {
-		lh, err := ix.lex.search(ctx, text, f, n)
+		lh, err := ix.lex.search(ctx, qterms, f, n)
 		if err != nil {
 			if vecc != nil {
 				<-vecc
@@ -639,7 +643,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Retriever != Vector { // the vector retriever reports the raw leg
 		ix.applyPrior(fs)
 		ix.applyLibraryHint(fs, q.Text)
-		ix.applyCoverage(fs, text)
+		ix.applyCoverage(fs, qterms)
 	}
 	hits := make([]Hit, 0, min(q.K, len(fs)))
 	for _, fu := range fs {
