@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -314,7 +313,6 @@ func BuiltWithDefaultEmbedder(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	def, id := BuildConfig{}.embedder().ID(), m.Embedder.ID
-	i := strings.LastIndexByte(id, '-')
-	return id == def || i >= 0 && id[:i] == def, nil
+	def := BuildConfig{}.embedder().ID()
+	return m.Embedder.ID == def || fittedWith(m.Embedder.ID, def), nil
 }

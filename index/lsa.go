@@ -462,10 +462,17 @@ func resolveEmbedder(e Embedder, gdir, id string, dim int) (Embedder, error) {
 		return loadLSA(gdir)
 	case e == nil:
 		return builtinFromID(id, dim), nil
-	case unfitted && strings.LastIndex(id, "-") >= 0 && id[:strings.LastIndex(id, "-")] == l.ID():
+	case unfitted && fittedWith(id, l.ID()):
 		return loadLSA(gdir)
 	}
 	return e, nil
+}
+
+// fittedWith reports whether id is the ID of an LSA embedder fitted with
+// the settings whose ID is settings: settings + "-" + the model digest.
+func fittedWith(id, settings string) bool {
+	i := strings.LastIndexByte(id, '-')
+	return i >= 0 && id[:i] == settings
 }
 
 // csr is a sparse row-major matrix.
