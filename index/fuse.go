@@ -4,6 +4,12 @@ import (
 	"sort"
 )
 
+// RankingVersion names the ranking rules of this code (field boosts,
+// fusion weights, RRF k, name rules, priors). It changes whenever a rule
+// changes, so that saved retrieval figures of older rules are recomputed
+// rather than reused (pipeline.Up).
+const RankingVersion = "2026-11-30.10" // + spectra, truncation and SQL vocabulary
+
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall
 // (go-libs §5: weighted RRF, BM25×2, vectors×1). k=5 rather than go-libs'
@@ -11,12 +17,6 @@ import (
 // task queries (description + context code) need; chosen on the nl,
 // smoke and task sets together, with k=5..7 within noise of each other
 // (docs/retrieval.md).
-// RankingVersion names the ranking rules of this code (field boosts,
-// fusion weights, RRF k, name rules, priors). It changes whenever a rule
-// changes, so that saved retrieval figures of older rules are recomputed
-// rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.10" // + spectra, truncation and SQL vocabulary
-
 const (
 	rrfK          = 5.0
 	lexicalWeight = 2.0

@@ -79,23 +79,13 @@ func PublicImports(names []string) []string {
 // defining module's path (pandas.io.parsers.readers.read_csv), while code
 // imports pandas.read_csv.
 func PreferredImport(names []string) string {
+	if public := PublicImports(names); len(public) > 0 {
+		return public[0]
+	}
 	if len(names) == 0 {
 		return ""
 	}
-	best := ""
-	for _, n := range names {
-		if internalName(n) {
-			continue
-		}
-		if best == "" || strings.Count(n, ".") < strings.Count(best, ".") ||
-			strings.Count(n, ".") == strings.Count(best, ".") && n < best {
-			best = n
-		}
-	}
-	if best == "" {
-		return names[0]
-	}
-	return best
+	return names[0]
 }
 
 // libraryHintFactor scales the fused score of an API from another library
