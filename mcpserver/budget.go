@@ -203,27 +203,35 @@ func closing(items []packItem, p packed, used int) string {
 	return sb.String()
 }
 
+// tokensField bounds the tokens of the manifest's "tokens" field, set
+// after the answer is measured.
+const tokensField = 8
+
 // fitAnswer returns the text of the largest answer that stays within
-// budget tokens together with its structured manifest, and its total.
-// render packs the text within a text budget, fills the manifest and
-// returns the text and the answer's total tokens; the total grows with the
-// text budget, so the text budget is found by bisection over [0, budget]
-// (a fixed share would either waste the budget or, when the manifest is
-// large, leave no room to list the omitted results). The last call of
-// render is the returned answer's; when no text budget fits, it is the
-// one of text budget 0.
-func fitAnswer(budget int, render func(textBudget int) (text string, total int)) (string, int) {
-	if text, total := render(budget); total <= budget {
+// budget tokens together with its structured manifest, and the answer's
+// total tokens (text + manifest JSON + tokensField). render packs the
+// text within a text budget, fills the manifest and returns both; the
+// total grows with the text budget, so the text budget is found by
+// bisection over [0, budget] (a fixed share would either waste the budget
+// or, when the manifest is large, leave no room to list the omitted
+// results). The last call of render is the returned answer's; when no
+// text budget fits, it is the one of text budget 0.
+func fitAnswer(budget int, render func(textBudget int) (text string, manifest any)) (string, int) {
+	measure := func(textBudget int) (string, int) {
+		text, manifest := render(textBudget)
+		return text, tokens(text) + tokens(mustJSON(manifest)) + tokensField
+	}
+	if text, total := measure(budget); total <= budget {
 		return text, total
 	}
 	lo, hi := 0, budget // hi does not fit
 	for lo+1 < hi {
 		mid := (lo + hi) / 2
-		if _, total := render(mid); total <= budget {
+		if _, total := measure(mid); total <= budget {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return render(lo)
+	return measure(lo)
 }

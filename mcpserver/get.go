@@ -141,7 +141,7 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	item := packItem{name: b.APIName, header: itemHeader(0, b, vc), parts: parts}
 	full := out
-	text, total := fitAnswer(budget, func(textBudget int) (string, int) {
+	text, total := fitAnswer(budget, func(textBudget int) (string, any) {
 		p := pack(intro.String(), []packItem{item}, textBudget)
 		out.Components, out.Truncated = codes(p.partsShown[0]), p.truncated[0]
 		// When the header had to be cut, so do its long fields in the
@@ -151,8 +151,7 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 			out.OldSignature = nil
 			out.ImportPaths = out.ImportPaths[:min(len(out.ImportPaths), headerKeep)]
 		}
-		out.Tokens = 0
-		return p.text, tokens(p.text) + tokens(mustJSON(out)) + 8
+		return p.text, out
 	})
 	out.Tokens = total
 	return mcp.NewToolResultStructured(out, text), nil

@@ -253,7 +253,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		intro += "NOTE: " + n + "\n"
 	}
 
-	text, total := fitAnswer(r.maxTokens, func(textBudget int) (string, int) {
+	text, total := fitAnswer(r.maxTokens, func(textBudget int) (string, any) {
 		p := pack(intro, packed, textBudget)
 		out.Results, out.Omitted = nil, nil
 		for _, i := range p.included {
@@ -268,8 +268,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			out.Omitted = append(out.Omitted, omittedItem{APIName: items[i].b.APIName, Handle: handleOf(items[i].b)})
 		}
 		out.OmittedMore = len(p.omitted) - len(p.listed)
-		out.Tokens = 0
-		return p.text, tokens(p.text) + tokens(mustJSON(out)) + 8 // 8: the tokens field itself
+		return p.text, out
 	})
 	out.Tokens = total
 	return mcp.NewToolResultStructured(out, text), nil
