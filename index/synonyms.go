@@ -197,8 +197,8 @@ const phraseGap = 1
 func expandQuery(q string) string {
 	ws := queryWords(q)
 	var extra []string
-	for _, s := range synonyms {
-		if containsPhrase(ws, queryWords(s.phrase)) {
+	for i, s := range synonyms {
+		if containsPhrase(ws, phraseWords[i]) {
 			extra = append(extra, s.terms)
 		}
 	}
@@ -207,6 +207,15 @@ func expandQuery(q string) string {
 	}
 	return q + "\n" + strings.Join(extra, " ")
 }
+
+// phraseWords holds the words of each phrase of synonyms, split once.
+var phraseWords = func() [][]string {
+	out := make([][]string, len(synonyms))
+	for i, s := range synonyms {
+		out[i] = queryWords(s.phrase)
+	}
+	return out
+}()
 
 // queryWords returns the lowercased words of s.
 func queryWords(s string) []string {
