@@ -55,6 +55,16 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		}
 		return got
 	}
+	// wantExercises checks got (from exercises) against want, saying what
+	// was compared.
+	wantExercises := func(got, want map[string][]bool, what string) {
+		t.Helper()
+		for api, w := range want {
+			if !slices.Equal(got[api], w) {
+				t.Errorf("%s: %s %v, want %v", api, what, got[api], w)
+			}
+		}
+	}
 
 	t.Run("KeepAll", func(t *testing.T) {
 		tasks, sum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner, Medium: true, MaxExamples: 2})
@@ -66,12 +76,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 			"numpy.sort": {false, true}, "numpy.reshape": {false}, "numpy.std": {false}, "pandas.Series.apply": {true, true},
 			"numpy.nanstd": {true}, "numpy.argsort": {false},
 		}
-		got := exercises(tasks)
-		for api, w := range want {
-			if !slices.Equal(got[api], w) {
-				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
-			}
-		}
+		wantExercises(exercises(tasks), want, "easy tasks exercise the change")
 		if sum.ModifiedAPIs != 6 || sum.ExercisedAPIs != 3 || sum.ModifiedTasks != len(tasks) {
 			t.Errorf("summary: modified APIs %d, exercised %d, modified tasks %d; want 6, 3, %d",
 				sum.ModifiedAPIs, sum.ExercisedAPIs, sum.ModifiedTasks, len(tasks))
@@ -133,11 +138,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("APIs with tasks: %v, want %v (numpy.std, numpy.argsort, numpy.reshape dropped)", got, want)
 		}
-		for api, w := range want {
-			if !slices.Equal(got[api], w) {
-				t.Errorf("%s: easy tasks exercise the change %v, want %v", api, got[api], w)
-			}
-		}
+		wantExercises(got, want, "easy tasks exercise the change")
 		// With one example per API the stable= example is picked although
 		// it comes second; the other one is surplus.
 		if sum.Skipped[construct.SkipSurplus] != 2 || sum.Skipped[construct.SkipUnexercised] != 3 {
@@ -167,12 +168,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 			"numpy.sort": {false, true}, "numpy.reshape": {false}, "numpy.std": {false}, "pandas.Series.apply": {false, true},
 			"numpy.nanstd": {true}, "numpy.argsort": {false},
 		}
-		got := exercises(tasks)
-		for api, w := range want {
-			if !slices.Equal(got[api], w) {
-				t.Errorf("%s: old-env check says the easy tasks exercise the change %v, want %v", api, got[api], w)
-			}
-		}
+		wantExercises(exercises(tasks), want, "old-env check says the easy tasks exercise the change")
 		for _, tk := range tasks {
 			if wantCheck := map[bool]string{true: construct.OldEnvFails, false: construct.OldEnvPasses}[*tk.ExercisesChange]; tk.OldEnvCheck != wantCheck {
 				t.Errorf("%s (%s): old_env_check %q, want %q", tk.TaskID, tk.APIName, tk.OldEnvCheck, wantCheck)
