@@ -6,9 +6,10 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 )
 
-// TestAPITerms checks the coverage of query terms by an API's names and
-// S, E and M text: a term in any of them counts, one only in C does not,
-// unknown terms count against it.
+// TestAPITerms checks the document-level features: a query term in an
+// API's names, S, E or M text counts towards its coverage, one only in C
+// does not, an unknown term counts against it with the idf of a term no API
+// has; and a question's word pair counts only when adjacent and in order.
 func TestAPITerms(t *testing.T) {
 	a := newIdentAnalyzer()
 	at := newAPITerms()
@@ -17,7 +18,11 @@ func TestAPITerms(t *testing.T) {
 	b.Mechanism.Text = "Compute variance of groups, excluding missing values."
 	b.Examples = []bundles.Example{{Code: "ser.resample('MS').var()"}}
 	b.Implementation = "def var(self): return self._downsample('var')"
-	at.set("k", analysedTerms(a, &b))
+	at.set("k", termSequence(a, &b))
+	var other bundles.Bundle
+	other.APIName = "numpy.var"
+	other.Mechanism.Text = "Variance along an axis."
+	at.set("other", termSequence(a, &other))
 	id := func(term string) int64 {
 		ta := a.Analyze([]byte(term))
 		if len(ta) == 0 {
@@ -29,24 +34,49 @@ func TestAPITerms(t *testing.T) {
 		}
 		return int64(v)
 	}
+	ids := func(words ...string) []int64 {
+		var out []int64
+		for _, w := range words {
+			out = append(out, id(w))
+		}
+		return out
+	}
 	for _, tt := range []struct {
 		terms []string
-		want  float64
+		want  string // "all", "some" or "none"
 	}{
-		{[]string{"variance", "resample"}, 1},     // M and E
-		{[]string{"variance", "downsample"}, 0.5}, // C does not count
-		{[]string{"variance", "resampler"}, 1},    // the name counts
-		{[]string{"variance", "quuxer"}, 0.5},     // an unknown term counts against
+		{[]string{"variance", "resample"}, "all"},    // M and E
+		{[]string{"variance", "resampler"}, "all"},   // the name counts
+		{[]string{"variance", "downsample"}, "some"}, // C does not count
+		{[]string{"variance", "quuxer"}, "some"},     // an unknown term counts against
+		{[]string{"downsample", "quuxer"}, "none"},
 	} {
-		var ids []int64
-		for _, w := range tt.terms {
-			ids = append(ids, id(w))
-		}
-		if got := at.coverage("k", ids); got != tt.want {
-			t.Errorf("coverage(%v) = %v; want %v", tt.terms, got, tt.want)
+		terms := ids(tt.terms...)
+		got := at.weightedCoverage("k", terms, at.idf(terms))
+		if ok := (tt.want == "all" && got == 1) || (tt.want == "some" && got > 0 && got < 1) || (tt.want == "none" && got == 0); !ok {
+			t.Errorf("weightedCoverage(%v) = %v; want %s", tt.terms, got, tt.want)
 		}
 	}
-	if got := at.coverage("other", []int64{id("variance")}); got != 0 {
+	// "resample" is in one API, "variance" in both: covering the rarer
+	// term weighs more.
+	terms := ids("variance", "resample")
+	if w := at.idf(terms); w[1] <= w[0] {
+		t.Errorf("idf(variance, resample) = %v; want the rarer term heavier", w)
+	}
+	if got := at.weightedCoverage("missing", terms, at.idf(terms)); got != 0 {
 		t.Errorf("coverage of an unknown key = %v; want 0", got)
+	}
+	ls := newLexicalStore(nil, nil)
+	for q, want := range map[string]float64{
+		"compute variance":           1, // adjacent, in order
+		"variance compute":           0, // reversed
+		"compute the variance":       1, // a stop word between is not a word of the text
+		"compute variance of groups": 1, // "compute variance", "variance groups"
+		"compute missing variance":   0,
+		"missing values variance":    0.5, // "missing values" yes, "values variance" no
+	} {
+		if got := at.bigramCoverage("k", at.queryBigrams(ls, q)); got != want {
+			t.Errorf("bigramCoverage(%q) = %v; want %v", q, got, want)
+		}
 	}
 }

@@ -540,19 +540,69 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Retriever == Paper {
 		return ix.searchPaper(ctx, q, f)
 	}
+	c, err := ix.candidates(ctx, q, f)
+	if err != nil {
+		return nil, err
+	}
+	fs := c.fs
+	if q.Retriever != Vector { // the vector retriever reports the raw leg
+		ix.rerank(fs, c, q.Text)
+	}
+	vectorSim := c.vectorSim
+	hits := make([]Hit, 0, min(q.K, len(fs)))
+	for _, fu := range fs {
+		if len(hits) == q.K {
+			break
+		}
+		b := ix.byKey[fu.key]
+		if b == nil {
+			continue
+		}
+		comps := sortedComps(fu.comps)
+		if len(comps) == 0 {
+			comps = ix.componentsOf(fu.key, f.Components)
+		}
+		score := fu.score - fu.bonus
+		if vectorSim != nil {
+			score = float64(vectorSim[fu.key])
+		}
+		hits = append(hits, Hit{
+			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
+			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
+		})
+	}
+	return hits, nil
+}
+
+// candidates are the fused APIs of one query before re-ranking, and what
+// the legs found for each (ranker.go's features).
+type candidates struct {
+	fs       []fused
+	qterms   []queryTerm           // the query analysed once, for the lexical leg and coverage
+	lexRank  map[string]int        // API key → 1-based rank in the lexical leg
+	lexScore map[string]float64    // API key → BM25 score of its best unit
+	vecRank  map[string]int        // API key → 1-based rank in the vector leg
+	vecSim   map[string]float32    // API key → best cosine of its units
+	compSim  map[string][3]float64 // API key → best cosine of its S, E and M units
+	compLex  map[string][3]float64 // API key → best BM25 of its S, E and M units
+	// vectorSim holds the vector retriever's scores (nil for the others).
+	vectorSim map[string]float32
+}
+
+// candidates runs the legs of q's retriever (not Paper) and fuses them.
+func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates, error) {
 	n := overfetch(q.K)
 	text := expandQuery(q.Text)
 	// The legs are independent: under Hybrid the vector leg runs on its own
 	// goroutine while the lexical one runs here.
 	type legResult struct {
-		ids []string
-		sim map[string]float32 // API key → best cosine of its units
-		err error
+		ids  []string
+		sims []float32          // of ids
+		sim  map[string]float32 // API key → best cosine of its units
+		err  error
 	}
-	var (
-		vecc      chan legResult
-		vectorSim map[string]float32 // the vector retriever's scores
-	)
+	c := &candidates{}
+	var vecc chan legResult
 	if (q.Retriever == Hybrid || q.Retriever == Vector) && ix.vec != nil {
 		vecc = make(chan legResult, 1)
 		vectorLeg := func() {
@@ -577,7 +627,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 					sim[key] = h.Similarity
 				}
 			}
-			vecc <- legResult{ids: ids, sim: sim}
+			sims := make([]float32, len(vh))
+			for i, h := range vh {
+				sims[i] = h.Similarity
+			}
+			vecc <- legResult{ids: ids, sims: sims, sim: sim}
 		}
 		if q.Retriever == Hybrid {
 			go vectorLeg()
@@ -606,12 +660,30 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		for i, h := range lh {
 			ids[i] = h.ID
 		}
-		rankings = append(rankings, rankAPIs(ids))
+		r := rankAPIs(ids)
+		rankings = append(rankings, r)
 		weights = append(weights, lexicalWeight)
 		lexicalHit = len(lh) > 0
+		c.lexRank, c.lexScore = make(map[string]int, len(r.keys)), make(map[string]float64, len(r.keys))
+		for i, key := range r.keys {
+			c.lexRank[key] = i + 1
+		}
+		c.compLex = map[string][3]float64{}
+		for _, h := range lh {
+			key, comp := unitKey(h.ID)
+			if c.lexScore[key] == 0 {
+				c.lexScore[key] = h.Score
+			}
+			if j := compIndex(comp); j >= 0 {
+				v := c.compLex[key]
+				v[j] = max(v[j], h.Score)
+				c.compLex[key] = v
+			}
+		}
 	}
 	if vecc != nil {
 		r := <-vecc
+		c.vecRank, c.vecSim = map[string]int{}, r.sim
 		switch {
 		case r.err != nil && q.Retriever == Vector:
 			return nil, r.err
@@ -624,10 +696,23 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			// and callers offer the nearest names (mcpserver's no-match
 			// answer). The vector retriever still ranks them.
 		default:
-			rankings = append(rankings, rankAPIs(r.ids))
+			vr := rankAPIs(r.ids)
+			rankings = append(rankings, vr)
 			weights = append(weights, vectorWeight)
+			for i, key := range vr.keys {
+				c.vecRank[key] = i + 1
+			}
+			c.compSim = map[string][3]float64{}
+			for i, id := range r.ids {
+				key, comp := unitKey(id)
+				if j := compIndex(comp); j >= 0 {
+					v := c.compSim[key]
+					v[j] = max(v[j], float64(r.sims[i]))
+					c.compSim[key] = v
+				}
+			}
 			if q.Retriever == Vector {
-				vectorSim = r.sim
+				c.vectorSim = r.sim
 			}
 		}
 	}
@@ -639,35 +724,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 	}
-	fs := fuse(rankings, weights, exact)
-	if q.Retriever != Vector { // the vector retriever reports the raw leg
-		ix.applyPrior(fs)
-		ix.applyLibraryHint(fs, q.Text)
-		ix.applyCoverage(fs, qterms)
-	}
-	hits := make([]Hit, 0, min(q.K, len(fs)))
-	for _, fu := range fs {
-		if len(hits) == q.K {
-			break
-		}
-		b := ix.byKey[fu.key]
-		if b == nil {
-			continue
-		}
-		comps := sortedComps(fu.comps)
-		if len(comps) == 0 {
-			comps = ix.componentsOf(fu.key, f.Components)
-		}
-		score := fu.score - fu.bonus
-		if vectorSim != nil {
-			score = float64(vectorSim[fu.key])
-		}
-		hits = append(hits, Hit{
-			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
-		})
-	}
-	return hits, nil
+	c.fs = fuse(rankings, weights, exact)
+	c.qterms = qterms
+	return c, nil
 }
 
 // allZero reports whether v has no non-zero coordinate.

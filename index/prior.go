@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -38,25 +37,6 @@ func publicAPI(b *bundles.Bundle) bool {
 	return false
 }
 
-// internalFactor scales the fused score of an API that has no public
-// import path. Users ask for the documented API; an implementation-module
-// twin (pandas.core.reshape.reshape.stack beside DataFrame.stack) or helper
-// should rank below an equally good public match, yet stay in the list.
-// Chosen on the nl, smoke and task sets together (docs/retrieval.md).
-const internalFactor = 0.8
-
-// applyPrior scales the fused scores of APIs reachable only through
-// internal paths by internalFactor and re-sorts. APIs the query names
-// exactly keep their score.
-func (ix *Index) applyPrior(fs []fused) {
-	for i := range fs {
-		if !fs[i].exact && !ix.public[fs[i].key] {
-			fs[i].score *= internalFactor
-		}
-	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].score > fs[j].score })
-}
-
 // PublicImports returns the public import paths among names (see
 // internalName), fewest segments first, ties alphabetically.
 func PublicImports(names []string) []string {
@@ -88,16 +68,6 @@ func PreferredImport(names []string) string {
 	return names[0]
 }
 
-// libraryHintFactor scales the fused score of an API from another library
-// when the question names exactly one library ("in pandas", "np.", "a
-// DataFrame"): users who name a library want its API, and the ordinary
-// words of a pandas question ("distribution", "skew") otherwise match
-// scipy.stats as well. The library words are often too common to count in
-// the lexical leg (maxQueryDF). Chosen on the nl and held-out 1–4 sets
-// (hit@1 +0.7 to +1.3 points each, hit@5 unchanged; 0.6 gave the same),
-// measured blind on nl-heldout5 (docs/retrieval.md).
-const libraryHintFactor = 0.8
-
 // libraryWords maps the words that name a library in a question to it.
 var libraryWords = map[string]string{
 	"numpy": "numpy", "np": "numpy",
@@ -120,20 +90,4 @@ func namedLibrary(text string) string {
 		}
 	}
 	return lib
-}
-
-// applyLibraryHint scales by libraryHintFactor the scores of the APIs
-// outside the library the question names (see namedLibrary), except those
-// the query names exactly, and re-sorts.
-func (ix *Index) applyLibraryHint(fs []fused, text string) {
-	lib := namedLibrary(text)
-	if lib == "" {
-		return
-	}
-	for i := range fs {
-		if b := ix.byKey[fs[i].key]; b != nil && !fs[i].exact && b.Library != lib {
-			fs[i].score *= libraryHintFactor
-		}
-	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].score > fs[j].score })
 }
