@@ -47,6 +47,7 @@ func main() {
 	l2 := flag.Float64("l2", 1e-3, "L2 regularisation weight")
 	without := flag.String("without", "", "comma-separated features to leave out")
 	flag.StringVar(&lossName, "loss", "pairwise", "pairwise (RankNet) or softmax (ListNet top-one)")
+	flag.IntVar(&trainDepth, "depth", 50, "fit on each query's first N fused candidates (all are ranked)")
 	flag.Parse()
 	if err := run(*dir, *tasks, *cache, *l2, *without, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/ltr:", err)
@@ -268,12 +269,19 @@ func score(qs []query, w []float64) [3]float64 {
 	return out
 }
 
+// trainDepth is how many of a query's fused candidates the fit sees: the
+// far tail is easy negatives that outnumber the hard ones.
+var trainDepth = 50
+
 // fit minimises the mean over queries of the mean pairwise logistic loss
-// of the target against each other non-exact candidate, plus l2·|w|².
+// of the target against each other non-exact candidate among the first
+// trainDepth, plus l2·|w|².
 func fit(qs []query, l2 float64) []float64 {
 	var train []query
 	for _, q := range qs {
-		if q.Target >= 0 && !q.Exact[q.Target] && len(q.X) > 1 {
+		if q.Target >= 0 && q.Target < trainDepth && !q.Exact[q.Target] && len(q.X) > 1 {
+			n := min(len(q.X), trainDepth)
+			q.X, q.Exact = q.X[:n], q.Exact[:n]
 			train = append(train, q)
 		}
 	}
