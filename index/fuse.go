@@ -5,7 +5,7 @@ import (
 )
 
 // RankingVersion names the ranking rules of this code (field boosts,
-// fusion weights, RRF k, name rules, priors). It changes whenever a rule
+// fusion weights, RRF k, name rules, the ranker's features and weights). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
 const RankingVersion = "2026-11-30.11" // a learned linear ranker (ranker.go) replaces the priors and coverage factors

@@ -65,10 +65,11 @@ type Hit struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Novelty string `json:"novelty"` // NoveltyNew or NoveltyModified
-	// Score is the fused score (RRF of the legs, times the priors); only the
-	// order is meaningful. The bonus that puts APIs the query names first
-	// is not included: Exact says so. Under the vector retriever it is the
-	// cosine similarity of the API's best unit (−1…1).
+	// Score is the ranker's score (ranker.go: a weighted sum of features
+	// of the legs' matches, unbounded, negative for the weakest); only the
+	// order within one answer is meaningful. The bonus that puts APIs the
+	// query names first is not included: Exact says so. Under the vector
+	// retriever it is the cosine similarity of the API's best unit (−1…1).
 	Score float64 `json:"score"`
 	Rank  int     `json:"rank"` // 1-based
 	// Components lists the matched components (S, E, M, C order); for an

@@ -44,7 +44,7 @@ type SearchHit struct {
 	APIName string
 	Library string
 	Version string  // the bundle's version label; "" when unversioned
-	Score   float64 // the index's fused score; higher is better
+	Score   float64 // the index ranker's score; higher is better, comparable within one answer only
 	// Weak marks a hit found only by vector similarity while nothing
 	// matched lexically or by name: a neighbour, not a match (T15).
 	Weak bool
