@@ -153,9 +153,12 @@ func (c LSAConfig) settingsID() string {
 type LSAEmbedder struct {
 	cfg   LSAConfig
 	model *lsaModel // nil until fitted
-	id    string
-	terms map[string]int32
-	pool  sync.Pool // analysis.Analyzer
+	// encoded is the gob encoding of model made for its digest at fit
+	// time, kept until save writes it (encoding it is a tenth of a build).
+	encoded []byte
+	id      string
+	terms   map[string]int32
+	pool    sync.Pool // analysis.Analyzer
 }
 
 var _ Embedder = (*LSAEmbedder)(nil)
@@ -390,7 +393,9 @@ func newFittedLSA(cfg LSAConfig, m *lsaModel) (*LSAEmbedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lsaFromBytes(cfg, m, b), nil
+	e := lsaFromBytes(cfg, m, b)
+	e.encoded = b
+	return e, nil
 }
 
 func lsaFromBytes(cfg LSAConfig, m *lsaModel, b []byte) *LSAEmbedder {
@@ -418,13 +423,17 @@ func (e *LSAEmbedder) save(gdir string) error {
 	if e.model == nil {
 		return fmt.Errorf("index: embedder %s is not fitted", e.id)
 	}
-	b, err := encodeLSA(e.model)
-	if err != nil {
-		return err
+	b := e.encoded
+	if b == nil {
+		var err error
+		if b, err = encodeLSA(e.model); err != nil {
+			return err
+		}
 	}
 	if err := os.WriteFile(filepath.Join(gdir, lsaFile), b, 0o644); err != nil {
 		return fmt.Errorf("save LSA model: %w", err)
 	}
+	e.encoded = nil
 	return nil
 }
 
