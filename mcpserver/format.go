@@ -27,8 +27,9 @@ func handleOf(b *bundles.Bundle) string {
 	return HandlePrefix + b.APIName
 }
 
-// parseHandle accepts an API name or a handle and returns the name and the
-// version the handle pinned ("" when none).
+// parseHandle accepts an API name or a handle, with or without its
+// HandlePrefix, and returns the name and the version the handle pinned (""
+// when none).
 func parseHandle(s string) (name, version string) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, HandlePrefix) {
@@ -40,8 +41,13 @@ func parseHandle(s string) (name, version string) {
 	}
 	// "numpy.unstack()" or "`numpy.unstack`": agents decorate names.
 	s = strings.Trim(s, "`'\" ")
-	s = strings.TrimSuffix(s, "()")
-	return s, ""
+	// A handle without its prefix ("numpy.unstack@2.2.4"): no Python name
+	// has an "@".
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s, version = s[:i], strings.TrimSpace(s[i+1:])
+	}
+	s = strings.TrimSuffix(strings.TrimSpace(s), "()")
+	return s, version
 }
 
 // componentSynonyms maps words agents use to component codes.

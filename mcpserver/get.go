@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -26,8 +27,8 @@ const DefaultGetMaxTokens = 8000
 
 func getTool() mcp.Tool {
 	return mcp.NewTool("get_api",
-		mcp.WithDescription(`Fetch the documentation of one novel Python API by name or by a handle from search_apis. Accepts any valid import path of the object (e.g. a re-export such as "numpy.unstack" vs its defining module). Returns the requested components (default S signature + E examples; M mechanism and C implementation source on request), the version served and whether it matched your version, the previous signature if it changed, all valid import paths, and provenance. An unknown name returns the nearest known names.`),
-		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified name ("numpy.unstack", "pandas.Series.case_when") or a handle ("novelapi://api/numpy.unstack@2.2.4").`)),
+		mcp.WithDescription(`Fetch the documentation of one novel Python API by name or by a handle from search_apis. Accepts any valid import path of the object (e.g. a re-export such as "numpy.unstack" vs its defining module) and the short spellings search_apis matches exactly ("np.unique_counts", "DataFrame.map", a bare leaf); a short name that several APIs share returns their handles to pick from. Returns the requested components (default S signature + E examples; M mechanism and C implementation source on request), the version served and whether it matched your version, the previous signature if it changed, all valid import paths, and provenance. An unknown name returns the nearest known names.`),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified name ("numpy.unstack", "pandas.Series.case_when"), a short spelling ("np.unstack", "Series.case_when") or a handle ("novelapi://api/numpy.unstack@2.2.4" or "numpy.unstack@2.2.4").`)),
 		mcp.WithArray("components", mcp.Description(`Parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"]. Ask for C to see the implementation source.`),
 			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
 		mcp.WithString("version", mcp.Description(`Library version you target (exact, prefix, "2.x" or PEP 440 specifier). Omit for the latest indexed. If unavailable the answer says so, lists the available versions and labels what it serves as FALLBACK.`)),
@@ -41,7 +42,7 @@ func getTool() mcp.Tool {
 type getOut struct {
 	APIName      string        `json:"api_name"`
 	Requested    string        `json:"requested_name,omitempty"` // when it differs from api_name
-	ResolvedVia  string        `json:"resolved_via"`             // "name", "alias", "case", "library+leaf"
+	ResolvedVia  string        `json:"resolved_via"`             // "name", "alias", "case", "library+leaf", "exact-name"
 	Library      string        `json:"library"`
 	Version      versionChoice `json:"version"`
 	Novelty      string        `json:"novelty"`
@@ -107,7 +108,22 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	b, via := lookupAPI(st, cat, name, library)
 	if b == nil {
-		return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
+		names, err := exactNames(ctx, st, cat, name, library)
+		if err != nil {
+			return nil, fmt.Errorf("get_api: look up %q: %w", name, err)
+		}
+		switch len(names) {
+		case 0:
+			return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
+		case 1:
+			var ok bool
+			if b, ok = st.Bundle(names[0], ""); !ok {
+				return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
+			}
+			via = "exact-name"
+		default:
+			return mcp.NewToolResultError(ambiguous("get_api", st, name, library, names)), nil
+		}
 	}
 
 	b, vc, note := atVersion(st, cat, b, version)
@@ -126,6 +142,8 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		switch via {
 		case "alias":
 			notes = append(notes, fmt.Sprintf("%s is another import path of %s (the same object)", name, b.APIName))
+		case "exact-name":
+			notes = append(notes, fmt.Sprintf("%q resolved to %s, the only novel API indexed under that name", name, b.APIName))
 		default:
 			notes = append(notes, fmt.Sprintf("%q resolved to %s", name, b.APIName))
 		}
@@ -190,6 +208,66 @@ func lookupAPI(st Store, cat *catalog, name, library string) (*bundles.Bundle, s
 		}
 	}
 	return nil, ""
+}
+
+// identifier matches a dotted Python name ("numpy.unstack", "DataFrame.map",
+// "np.unique_counts", "unstack").
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// exactNames returns the canonical names of the APIs that name designates
+// under search_apis' exact-name rule (the index's name table: a qualified
+// name or alias, also spelt with the np, pd or sp import alias; a dotted
+// suffix such as "DataFrame.map"; a bare leaf), best first, restricted to
+// library when it names an indexed one. Only a single identifier is looked
+// up, since the rule also picks names out of sentences. It returns an error
+// only when the search itself failed.
+func exactNames(ctx context.Context, st Store, cat *catalog, name, library string) ([]string, error) {
+	if !identifier.MatchString(name) {
+		return nil, nil
+	}
+	q := SearchQuery{Text: name, K: index.MaxK} // exact hits rank first
+	if library != "" {
+		if lib, ok := cat.library(library); ok {
+			q.Library = lib
+		}
+	}
+	hits, err := st.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, h := range hits {
+		if h.Exact && !slices.Contains(names, h.APIName) {
+			names = append(names, h.APIName)
+		}
+	}
+	return names, nil
+}
+
+// maxCandidates bounds the candidates an ambiguous-name answer lists.
+const maxCandidates = 10
+
+// ambiguous is the answer for a name that designates several APIs: their
+// handles, and a request to pick one. tool names the tool the message
+// answers.
+func ambiguous(tool string, st Store, name, library string, names []string) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: %q names %d novel APIs", tool, name, len(names))
+	if library != "" {
+		fmt.Fprintf(&sb, " in %s", library)
+	}
+	sb.WriteString("; call get_api again with the full name or handle of the one you mean:\n")
+	for _, n := range names[:min(len(names), maxCandidates)] {
+		h := HandlePrefix + n
+		if b, ok := st.Bundle(n, ""); ok {
+			h = handleOf(b)
+		}
+		fmt.Fprintf(&sb, "- %s  %s\n", n, h)
+	}
+	if len(names) > maxCandidates {
+		fmt.Fprintf(&sb, "(and %d more; give library or a longer name to narrow it)\n", len(names)-maxCandidates)
+	}
+	return sb.String()
 }
 
 // notFound is the near-miss answer for an unknown API (scenario T6); tool

@@ -68,6 +68,28 @@ func indexDir(t testing.TB) string {
 	return fixture.dir
 }
 
+// serverOver starts a server over an index built, with the real index
+// package, from the bundles in path (a JSONL file under testdata).
+func serverOver(t testing.TB, path string, cfg mcpserver.Config) *mcpserver.Server {
+	t.Helper()
+	bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := index.Build(t.Context(), dir, bs, index.BuildConfig{Logger: quietLog()}); err != nil {
+		t.Fatalf("build index of %s: %v", path, err)
+	}
+	cfg.Open = func(ctx context.Context) (mcpserver.Store, error) {
+		ix, err := index.Open(dir, index.OpenOptions{Logger: quietLog()})
+		if err != nil {
+			return nil, err
+		}
+		return mcpserver.NewIndexStore(ix), nil
+	}
+	return newServer(t, cfg)
+}
+
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

@@ -71,7 +71,7 @@ func (s indexStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, err
 	}
 	out := make([]SearchHit, len(hits))
 	for i, h := range hits {
-		out[i] = SearchHit{APIName: h.APIName, Library: h.Library, Version: h.Version, Score: h.Score, Weak: weak}
+		out[i] = SearchHit{APIName: h.APIName, Library: h.Library, Version: h.Version, Score: h.Score, Weak: weak, Exact: h.Exact}
 	}
 	return out, nil
 }

@@ -48,6 +48,11 @@ type SearchHit struct {
 	// Weak marks a hit found only by vector similarity while nothing
 	// matched lexically or by name: a neighbour, not a match (T15).
 	Weak bool
+	// Exact reports whether the query names this API by the index's
+	// exact-name rule: its qualified name or an alias (also with the np,
+	// pd or sp import alias), a dotted suffix ("DataFrame.map") or an
+	// identifier-shaped leaf. Such hits rank first.
+	Exact bool
 }
 
 // bundleVersion returns the version label of b: its provenance version, or

@@ -1,0 +1,99 @@
+package mcpserver_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/mcpserver"
+)
+
+// ambiguousBundles are real bundles whose short names designate several
+// APIs: unstack (numpy, pandas.Series, pandas.DataFrame) and map
+// (pandas.DataFrame, pandas.Categorical).
+const ambiguousBundles = "testdata/ambiguous/bundles.jsonl"
+
+// get_api resolves the short spellings that search_apis' exact-name rule
+// resolves: import aliases, Class.method suffixes, bare leaves and handles
+// without their prefix.
+func TestGetAPI_ExactNameRule(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	tests := []struct {
+		name, apiName, library string
+		want, wantVersion      string
+		wantNote               string
+	}{
+		{"ImportAlias", "np.unique_counts", "", "numpy.unique_counts", "2.2.4", `"np.unique_counts" resolved to numpy.unique_counts`},
+		{"ImportAliasClassMethod", "pd.DataFrame.map", "", "pandas.DataFrame.map", "2.2.3", `"pd.DataFrame.map" resolved to pandas.DataFrame.map`},
+		{"ClassMethod", "DataFrame.map", "", "pandas.DataFrame.map", "2.2.3", `"DataFrame.map" resolved to pandas.DataFrame.map`},
+		{"Leaf", "unique_counts", "", "numpy.unique_counts", "2.2.4", `"unique_counts" resolved to numpy.unique_counts`},
+		{"BareHandle", "numpy.unstack@2.1.3", "", "numpy.unstack", "2.1.3", ""},
+		{"BareHandleAlias", "np.unstack@2.1.3", "", "numpy.unstack", "2.1.3", `"np.unstack" resolved to numpy.unstack`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"api_name": tt.apiName}
+			if tt.library != "" {
+				args["library"] = tt.library
+			}
+			res := call(t, c, "get_api", args)
+			wantOK(t, res)
+			var out struct {
+				APIName string `json:"api_name"`
+				Version struct{ Served string }
+			}
+			structured(t, res, &out)
+			if out.APIName != tt.want || out.Version.Served != tt.wantVersion {
+				t.Errorf("get_api(%q) = %s %s, want %s %s", tt.apiName, out.APIName, out.Version.Served, tt.want, tt.wantVersion)
+			}
+			if !strings.Contains(text(res), "API: "+tt.want) {
+				t.Errorf("get_api(%q) does not serve %s:\n%s", tt.apiName, tt.want, text(res))
+			}
+			if tt.wantNote != "" && !strings.Contains(text(res), tt.wantNote) {
+				t.Errorf("get_api(%q) does not say %q:\n%s", tt.apiName, tt.wantNote, text(res))
+			}
+		})
+	}
+	// A garbage version after "@" is refused as one, not as an unknown name.
+	wantError(t, call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack@garbage!!"}), "is not a version")
+}
+
+// A short name that designates several APIs lists their handles and asks
+// to pick one, instead of saying that no API has that name.
+func TestGetAPI_AmbiguousName(t *testing.T) {
+	c := inProcess(t, serverOver(t, ambiguousBundles, mcpserver.Config{}))
+	tests := []struct {
+		name, apiName, library string
+		want, notWant          []string
+	}{
+		{"LeafInLibrary", "unstack", "pandas",
+			[]string{`"unstack" names 2 novel APIs in pandas`, "novelapi://api/pandas.Series.unstack@", "novelapi://api/pandas.DataFrame.unstack@", "call get_api again"},
+			[]string{"numpy.unstack", "no novel API named"}},
+		{"LeafEverywhere", "unstack", "",
+			[]string{`"unstack" names 3 novel APIs`, "novelapi://api/numpy.unstack@2.2.4", "novelapi://api/pandas.Series.unstack@", "novelapi://api/pandas.DataFrame.unstack@"},
+			[]string{"no novel API named"}},
+		{"Method", "map", "pandas",
+			[]string{`"map" names 2 novel APIs in pandas`, "novelapi://api/pandas.DataFrame.map@", "novelapi://api/pandas.Categorical.map@"},
+			[]string{"no novel API named"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"api_name": tt.apiName}
+			if tt.library != "" {
+				args["library"] = tt.library
+			}
+			res := call(t, c, "get_api", args)
+			wantError(t, res, tt.want...)
+			for _, nw := range tt.notWant {
+				if strings.Contains(text(res), nw) {
+					t.Errorf("get_api(%q, library=%q) mentions %q:\n%s", tt.apiName, tt.library, nw, text(res))
+				}
+			}
+		})
+	}
+	// Once narrowed, the same index serves the one API.
+	res := call(t, c, "get_api", map[string]any{"api_name": "DataFrame.unstack"})
+	wantOK(t, res)
+	if !strings.Contains(text(res), "API: pandas.DataFrame.unstack") {
+		t.Errorf("DataFrame.unstack:\n%s", text(res))
+	}
+}
