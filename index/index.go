@@ -521,8 +521,17 @@ func (ix *Index) validate(q Query) (Query, filter, error) {
 	return q, f, nil
 }
 
-// overfetch is how many units each leg returns before fusion.
-func overfetch(k int) int { return max(50, 10*k) }
+// legDepth is how many units each leg returns before fusion, whatever
+// Query.K: K only truncates one ranking, so a longer list (the MCP server
+// asks for 3×k, a user for --k 20) never reorders its first hits, and the
+// retrieval evaluation (K = MaxK) measures the order a K = 5 caller gets.
+// With legs that grew with K (max(50, 10·K)) the top five changed with K for
+// 4 of 35 questions in a new-user trial. 100 units are 40–80 APIs per leg;
+// deeper legs cost query time (10k bundles, p50 CPU: 50 units 5.6 ms,
+// 100 units 6.5 ms, 200 units 8.2 ms) and did not change hit@5 (pooled
+// held-out 0.906 with 50 and with 1000). A K above what the legs found
+// returns fewer than K hits.
+const legDepth = 100
 
 // Search returns up to q.K APIs matching q, best first, one Hit per API and
 // version. Invalid arguments fail with ErrEmptyQuery, ErrQueryTooLong or an
@@ -592,7 +601,7 @@ type candidates struct {
 
 // candidates runs the legs of q's retriever (not Paper) and fuses them.
 func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates, error) {
-	n := overfetch(q.K)
+	n := legDepth
 	text := expandQuery(q.Text)
 	// The legs are independent: under Hybrid the vector leg runs on its own
 	// goroutine while the lexical one runs here.

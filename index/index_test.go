@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -371,5 +372,36 @@ func TestBuiltWithDefaultEmbedder(t *testing.T) {
 	}
 	if _, err := index.BuiltWithDefaultEmbedder(t.TempDir()); err == nil {
 		t.Error("an empty directory: no error")
+	}
+}
+
+// K only truncates one ranking: the first hits of a longer list are the
+// hits of a shorter one, in the same order and with the same scores. The
+// index has more units than a leg returns (300 bundles), as when legs grew
+// with K and reordered the first hits.
+func TestSearch_KTruncates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	if _, err := index.Build(t.Context(), dir, replicated(t, 300), index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, q := range []string{"split an array into a tuple of arrays along an axis", "read_csv dtype_backend", "matrix norm", "rolling window"} {
+		for _, r := range []index.Retriever{index.Hybrid, index.BM25, index.Vector} {
+			short, err := ix.Search(t.Context(), index.Query{Text: q, Retriever: r, K: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			long, err := ix.Search(t.Context(), index.Query{Text: q, Retriever: r, K: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(long) < len(short) || !reflect.DeepEqual(short, long[:len(short)]) {
+				t.Errorf("%s %q: K=3 gives %+v; the first of K=50 are %+v (names and scores must match)", r, q, short, long[:min(len(long), len(short))])
+			}
+		}
 	}
 }
