@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -33,7 +34,7 @@ Returns ranked APIs, each with: library, the version served and whether it match
   E = runnable usage examples
   M = mechanism (what it does and how, in prose)
   C = implementation source (long; ask only when S+E are not enough)
-Default components: S and E. Output fits a token budget (max_tokens, default 4000, estimated as characters/4); results that did not fit are listed by handle, fetch them with get_api. No match gives a short answer with the nearest API names.`),
+Default components: S and E. Output fits a token budget (max_tokens, default 4000, estimated as characters/4); results that did not fit are listed by handle, fetch them with get_api. No match gives a short answer with the nearest API names; a query that is one name no novel API has starts with a NOTE saying so (its results match the words only) and the nearest names.`),
 		mcp.WithString("query", mcp.Required(), mcp.Description(`What you need: an API name ("numpy.unstack", "read_csv dtype_backend") or a task in words ("split an array along an axis into a tuple"). At most 2000 characters.`)),
 		mcp.WithString("library", mcp.Description(`Restrict to one library, by import or distribution name ("numpy", "scipy", "sklearn" or "scikit-learn"). Omit to search all; list_libraries shows what is indexed.`)),
 		mcp.WithString("version", mcp.Description(`Library version you target: exact ("2.2.4", "2.0.0rc1"), prefix ("2.2"), X-range ("2.x") or PEP 440 specifier ("~=2.1", ">=1.26,<2"). Omit for the latest release indexed. If nothing matches, the latest is served and labelled FALLBACK.`)),
@@ -79,7 +80,7 @@ type searchOut struct {
 	Results     []searchItem   `json:"results"`
 	Omitted     []omittedItem  `json:"omitted,omitempty"`      // listed by handle
 	OmittedMore int            `json:"omitted_more,omitempty"` // further results left out and not listed
-	Suggestions []string       `json:"suggestions,omitempty"`  // near-miss names (no hit)
+	Suggestions []string       `json:"suggestions,omitempty"`  // near-miss names (no hit, or a name no API has)
 	Neighbours  []string       `json:"neighbours,omitempty"`   // vector-only neighbours (no hit)
 }
 
@@ -239,17 +240,30 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 	if len(items) == 0 {
 		return s.noHits(cat, r, out, neighbours), nil
 	}
+	// A query that is one name which no API has: the results match its
+	// words only, which the agent must not take for that API.
+	var nameNote string
+	if name, ok := nameQuery(r.query); ok && !slices.ContainsFunc(hits, func(h SearchHit) bool { return h.Exact }) {
+		out.Suggestions = index.SuggestNames(name, suggestionPool(cat, out.Library), 5)
+		nameNote = unnamedNote(name, out)
+		out.Notes = append([]string{nameNote}, out.Notes...)
+	}
 
 	packed := make([]packItem, len(items))
 	for i, it := range items {
 		packed[i] = packItem{header: itemHeader(i+1, it.b, it.vc), parts: it.parts, name: it.b.APIName}
 	}
-	intro := fmt.Sprintf("%d novel API(s) for %q", len(items), r.query)
+	// The note on an unknown name comes first, above the count.
+	intro, notes := "", out.Notes
+	if nameNote != "" {
+		intro, notes = "NOTE: "+nameNote+"\n", notes[1:]
+	}
+	intro += fmt.Sprintf("%d novel API(s) for %q", len(items), r.query)
 	if out.Library != "" {
 		intro += " in " + out.Library
 	}
 	intro += fmt.Sprintf(" · components %s · budget %d tokens (characters/4)\n", out.Components, r.maxTokens)
-	for _, n := range out.Notes {
+	for _, n := range notes {
 		intro += "NOTE: " + n + "\n"
 	}
 
@@ -277,16 +291,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 // noHits is the short answer when nothing matched (scenario T15): nearest
 // names, never a dump.
 func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []string) *mcp.CallToolResult {
-	cands := cat.allNames
-	if out.Library != "" {
-		cands = slices.DeleteFunc(slices.Clone(cands), func(n string) bool {
-			return bundles.TopLevel(n) != out.Library && !strings.HasPrefix(n, out.Library+".")
-		})
-		if len(cands) == 0 {
-			cands = cat.allNames
-		}
-	}
-	out.Suggestions = index.SuggestNames(r.query, cands, 5)
+	out.Suggestions = index.SuggestNames(r.query, suggestionPool(cat, out.Library), 5)
 	for _, n := range neighbours {
 		if !slices.Contains(out.Suggestions, n) {
 			out.Neighbours = append(out.Neighbours, n)
@@ -317,6 +322,64 @@ func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []s
 	text := sb.String()
 	out.Tokens = tokens(text) + tokens(mustJSON(out))
 	return mcp.NewToolResultStructured(out, text)
+}
+
+// suggestionPool returns the names near-miss suggestions are drawn from:
+// those of library when it is set and has any, else all (aliases included).
+func suggestionPool(cat *catalog, library string) []string {
+	if library == "" {
+		return cat.allNames
+	}
+	cands := slices.DeleteFunc(slices.Clone(cat.allNames), func(n string) bool {
+		return bundles.TopLevel(n) != library && !strings.HasPrefix(n, library+".")
+	})
+	if len(cands) == 0 {
+		return cat.allNames
+	}
+	return cands
+}
+
+// nameQuery reports whether query is a single name written like code
+// ("np.trapz", "DataFrame.applymap", "matrix_norm()", "`cumsum`"): dotted,
+// with an underscore or a lower-to-upper case change, or decorated as code.
+// A plain word ("interpolate") may be a description and does not count.
+// name is the query without its decoration.
+func nameQuery(query string) (name string, ok bool) {
+	q := strings.TrimSpace(query)
+	decorated := strings.HasPrefix(q, "`") || strings.HasSuffix(q, "()")
+	name = strings.TrimSuffix(strings.Trim(q, "`"), "()")
+	if !identifier.MatchString(name) {
+		return "", false
+	}
+	if decorated || strings.ContainsAny(name, "._") {
+		return name, true
+	}
+	prevLower := false
+	for _, r := range name {
+		if unicode.IsUpper(r) && prevLower {
+			return name, true
+		}
+		prevLower = unicode.IsLower(r)
+	}
+	return "", false
+}
+
+// unnamedNote is the one-line note for a name query that no indexed API
+// has: what that may mean, that the results match its words only, and the
+// nearest names (out.Suggestions).
+func unnamedNote(name string, out searchOut) string {
+	where := ""
+	if out.Library != "" {
+		where = " in " + out.Library
+		if out.Version != nil && out.Version.Served != "" {
+			where += " " + out.Version.Served
+		}
+	}
+	note := fmt.Sprintf("no novel API named %q is indexed%s: it may be an API that is not novel (then your own knowledge applies) or one that was removed or renamed. The results below match its words only, not the name", name, where)
+	if len(out.Suggestions) > 0 {
+		return note + ". Nearest names: " + strings.Join(out.Suggestions, ", ") + "."
+	}
+	return note + "; no indexed name is close to it."
 }
 
 func codes(ps []part) string {
