@@ -16,6 +16,25 @@ func TestSearchCmd_BadK(t *testing.T) {
 	}
 }
 
+// An unknown retriever or an empty query is a usage error found before the
+// index is opened (the index directory here is empty: opening it would fail
+// with another error, after the index's load time).
+func TestSearchCmd_BadArgsBeforeOpen(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "foo", "fft"}, "want one of hybrid, bm25, vector, paper"},
+		{[]string{"  "}, "empty query"},
+	} {
+		args := append([]string{"search", "--index", t.TempDir()}, tt.args...)
+		code, _, stderr := runArgs(t, t.TempDir(), args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want usage error containing %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
 // A query no indexed word matches prints "no results" and the API names
 // nearest to its words (a typo of a name finds it).
 func TestSearchCmd_NoResultsSuggestsNames(t *testing.T) {
