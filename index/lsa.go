@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"errors"
@@ -188,6 +189,11 @@ type lsaModel struct {
 	Proj       []float32 // len(Terms) × K, row-major: each term's latent vector
 	Sigma      []float64 // the K singular values (for inspection)
 	Units      int       // units fitted on
+	// ProjLE holds Proj as little-endian float32 bytes in the file, Proj
+	// being left empty there: gob decodes a byte slice at memory speed but
+	// a float slice number by number (0.45 s of the 0.9 s Open of the
+	// 937-bundle index). Files written before it have Proj itself.
+	ProjLE []byte
 }
 
 // ID returns the settings part ("lsa-v1-k192-h50") when unfitted, and the
@@ -412,7 +418,13 @@ func lsaFromBytes(cfg LSAConfig, m *lsaModel, b []byte) *LSAEmbedder {
 
 func encodeLSA(m *lsaModel) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(m); err != nil {
+	file := *m
+	file.Proj = nil
+	file.ProjLE = make([]byte, 4*len(m.Proj))
+	for i, v := range m.Proj {
+		binary.LittleEndian.PutUint32(file.ProjLE[4*i:], math.Float32bits(v))
+	}
+	if err := gob.NewEncoder(&buf).Encode(&file); err != nil {
 		return nil, fmt.Errorf("encode LSA model: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -450,6 +462,16 @@ func loadLSA(gdir string) (*LSAEmbedder, error) {
 	var m lsaModel
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&m); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if len(m.ProjLE) > 0 {
+		if len(m.Proj) > 0 || len(m.ProjLE)%4 != 0 {
+			return nil, fmt.Errorf("%w: %s: projection stored twice or cut (%d bytes)", ErrCorrupt, path, len(m.ProjLE))
+		}
+		m.Proj = make([]float32, len(m.ProjLE)/4)
+		for i := range m.Proj {
+			m.Proj[i] = math.Float32frombits(binary.LittleEndian.Uint32(m.ProjLE[4*i:]))
+		}
+		m.ProjLE = nil
 	}
 	if m.Format != lsaFormat || m.K <= 0 || len(m.IDF) != len(m.Terms) || len(m.Proj) != len(m.Terms)*m.K {
 		return nil, fmt.Errorf("%w: %s: format %d, K %d, %d terms, %d weights", ErrCorrupt, path, m.Format, m.K, len(m.Terms), len(m.Proj))

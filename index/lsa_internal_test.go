@@ -1,8 +1,13 @@
 package index
 
 import (
+	"bytes"
+	"encoding/gob"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -67,6 +72,33 @@ func TestRandomizedSVD(t *testing.T) {
 		dot := mat.Dot(v.ColView(d), wantV.ColView(d))
 		if math.Abs(math.Abs(dot)-1) > 1e-6 {
 			t.Errorf("right singular vector %d: |cos| with the full SVD's = %g; want 1", d, math.Abs(dot))
+		}
+	}
+}
+
+// A model file holds the projection as little-endian bytes; files written
+// before that, with the float slice itself, still load, to the same model.
+func TestLoadLSA_BothProjectionEncodings(t *testing.T) {
+	m := &lsaModel{Format: lsaFormat, K: 2, HashDim: 4, HashWeight: 0.5, Terms: []string{"a", "b"}, IDF: []float32{1, 2}, Proj: []float32{0.5, -1.25, 3, 1e-7}, Sigma: []float64{2, 1}, Units: 3}
+	newFile, err := encodeLSA(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old bytes.Buffer
+	if err := gob.NewEncoder(&old).Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"bytes": newFile, "floats": old.Bytes()} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, lsaFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e, err := loadLSA(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(e.model.Proj, m.Proj) || !slices.Equal(e.model.Terms, m.Terms) || e.model.ProjLE != nil {
+			t.Errorf("%s: loaded %+v; want %+v", name, e.model, m)
 		}
 	}
 }
