@@ -589,10 +589,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 type candidates struct {
 	fs       []fused
 	qterms   []queryTerm           // the query analysed once, for the lexical leg and coverage
-	lexRank  map[string]int        // API key → 1-based rank in the lexical leg
 	lexScore map[string]float64    // API key → BM25 score of its best unit
-	vecRank  map[string]int        // API key → 1-based rank in the vector leg
-	vecSim   map[string]float32    // API key → best cosine of its units
 	compSim  map[string][3]float64 // API key → best cosine of its S, E and M units
 	compLex  map[string][3]float64 // API key → best BM25 of its S, E and M units
 	// vectorSim holds the vector retriever's scores (nil for the others).
@@ -674,11 +671,8 @@ func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates
 		rankings = append(rankings, r)
 		weights = append(weights, lexicalWeight)
 		lexicalHit = len(lh) > 0
-		c.lexRank, c.lexScore = make(map[string]int, len(r.keys)), make(map[string]float64, len(r.keys))
-		for i, key := range r.keys {
-			c.lexRank[key] = i + 1
-		}
-		c.compLex = map[string][3]float64{}
+		c.lexScore = make(map[string]float64, len(r.keys))
+		c.compLex = make(map[string][3]float64, len(r.keys))
 		for _, h := range lh {
 			key, comp := unitKey(h.ID)
 			if c.lexScore[key] == 0 {
@@ -693,7 +687,6 @@ func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates
 	}
 	if vecc != nil {
 		r := <-vecc
-		c.vecRank, c.vecSim = map[string]int{}, r.sim
 		switch {
 		case r.err != nil && q.Retriever == Vector:
 			return nil, r.err
@@ -706,12 +699,8 @@ func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates
 			// and callers offer the nearest names (mcpserver's no-match
 			// answer). The vector retriever still ranks them.
 		default:
-			vr := rankAPIs(r.ids)
-			rankings = append(rankings, vr)
+			rankings = append(rankings, rankAPIs(r.ids))
 			weights = append(weights, vectorWeight)
-			for i, key := range vr.keys {
-				c.vecRank[key] = i + 1
-			}
 			c.compSim = map[string][3]float64{}
 			for i, id := range r.ids {
 				key, comp := unitKey(id)
