@@ -179,8 +179,9 @@ func stripFences(code string) string {
 	return t
 }
 
-// errNoHarness is answered when the server runs without code execution.
-var errNoHarness = errors.New("code execution is not configured on this server (start it with sandbox environments available)")
+// errNoHarness is answered when the server runs without code execution;
+// such a server does not offer the tools that need it.
+var errNoHarness = errors.New("code execution is off on this server")
 
 // harnessResult builds the harness on first use and returns it, or a tool
 // result explaining why code cannot run.

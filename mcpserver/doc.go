@@ -24,6 +24,10 @@
 //   - evaluate: runs the task pool with progress notifications and
 //     cancellation, and returns the summary and the report's path.
 //
+// check_code and evaluate are offered only by a server that runs code
+// (Config.Harness set); without it the server instructions and the prompt
+// say that code execution is off.
+//
 // Resources: novelapi://libraries and novelapi://api/{api_name}; prompt:
 // use_novel_api.
 //

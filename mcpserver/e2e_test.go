@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,8 +72,10 @@ func sdkText(res *sdk.CallToolResult) string {
 	return sb.String()
 }
 
-// exerciseAllTools calls every tool, resource and prompt through an
-// independent client implementation and checks the answers.
+// exerciseAllTools calls every tool, resource and prompt of a server
+// that runs no code (--no-exec, or no sandbox) through an independent client implementation and
+// checks the answers: the tools that run code are not offered, and the
+// instructions say so.
 func exerciseAllTools(t *testing.T, cs *sdk.ClientSession) {
 	ctx := t.Context()
 	var names []string
@@ -85,8 +88,11 @@ func exerciseAllTools(t *testing.T, cs *sdk.ClientSession) {
 			t.Errorf("%s: destructive hint not explicitly false", tool.Name)
 		}
 	}
-	if len(names) != 6 {
-		t.Errorf("tools: %v", names)
+	if want := []string{"get_api", "list_libraries", "render_condition", "search_apis"}; !slices.Equal(slices.Sorted(slices.Values(names)), want) {
+		t.Errorf("tools: %v, want %v (no check_code or evaluate without code execution)", names, want)
+	}
+	if ins := cs.InitializeResult().Instructions; strings.Contains(ins, "check_code(") || !strings.Contains(ins, "Code execution is off") {
+		t.Errorf("instructions without code execution:\n%s", ins)
 	}
 	callOK := func(name string, args map[string]any, want ...string) string {
 		t.Helper()
@@ -120,8 +126,6 @@ func exerciseAllTools(t *testing.T, cs *sdk.ClientSession) {
 	callOK("get_api", map[string]any{"api_name": "numpy.lib._shape_base_impl.unstack", "components": []string{"S", "C"}}, "API: numpy.unstack", "Implementation source:")
 	callOK("list_libraries", nil, "| numpy | 2.2.4 |")
 	callOK("render_condition", map[string]any{"api_name": "numpy.unstack", "condition": "S"}, "API: numpy.unstack\n\nParameters:")
-	callErr("check_code", map[string]any{"code": "import numpy", "api_name": "numpy.unstack"}, "not configured")
-	callErr("evaluate", map[string]any{"predictions_path": "/nonexistent.jsonl"}, "outside the directories this server reads")
 	callErr("search_apis", map[string]any{"query": 7}, "query must be a string")
 	callErr("get_api", map[string]any{"api_name": "numpy.unstak"}, "numpy.unstack")
 
@@ -154,6 +158,29 @@ func TestE2E_StdioBinary(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "index ready") {
 		t.Errorf("stderr lacks the log line \"index ready\":\n%s", stderr.String())
+	}
+}
+
+// Without --no-exec on a host where no sandbox backend works (bwrap not on
+// PATH, no Docker engine at DOCKER_HOST), serve does not offer the tools
+// that run code, its instructions say code execution is off, and its log
+// says why.
+func TestE2E_StdioBinaryNoSandbox(t *testing.T) {
+	cmd := exec.Command(novelapiBinary(t), "serve", "--index", indexDir(t))
+	cmd.Env = append(os.Environ(), "NOVELAPI_HOME="+t.TempDir(), "PATH="+t.TempDir(),
+		"DOCKER_HOST=unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := sdkClient().Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exerciseAllTools(t, cs)
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "code execution is off") || !strings.Contains(stderr.String(), "bwrap") {
+		t.Errorf("stderr does not say why code execution is off:\n%s", stderr.String())
 	}
 }
 

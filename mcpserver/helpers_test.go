@@ -17,8 +17,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
@@ -90,6 +92,21 @@ func serverOver(t testing.TB, path string, cfg mcpserver.Config) *mcpserver.Serv
 	return newServer(t, cfg)
 }
 
+// execHarness is Config.Harness as `novelapi serve` sets it: the real
+// sandbox backend and an environment store, built on the first check_code
+// or evaluate call. It makes a server offer those tools; tests that only
+// list them or check their arguments never build it.
+func execHarness(t testing.TB) func(context.Context) (*evalharness.Harness, error) {
+	home := t.TempDir()
+	return func(ctx context.Context) (*evalharness.Harness, error) {
+		r, err := sandbox.Auto(ctx, sandbox.AutoConfig{Log: quietLog()})
+		if err != nil {
+			return nil, err
+		}
+		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: quietLog()})
+	}
+}
+
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
@@ -130,6 +147,14 @@ func newServer(t testing.TB, cfg mcpserver.Config) *mcpserver.Server {
 // inProcess returns an initialized mcp-go client talking to s in-process.
 func inProcess(t testing.TB, s *mcpserver.Server) *client.Client {
 	t.Helper()
+	c, _ := initialize(t, s)
+	return c
+}
+
+// initialize returns an initialized mcp-go client talking to s in-process,
+// and the server's answer to initialize.
+func initialize(t testing.TB, s *mcpserver.Server) (*client.Client, *mcp.InitializeResult) {
+	t.Helper()
 	c, err := client.NewInProcessClient(s.MCP())
 	if err != nil {
 		t.Fatal(err)
@@ -142,10 +167,11 @@ func inProcess(t testing.TB, s *mcpserver.Server) *client.Client {
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpserver-test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, res
 }
 
 // call calls a tool and fails the test on a protocol error.

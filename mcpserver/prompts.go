@@ -12,8 +12,12 @@ import (
 const PromptName = "use_novel_api"
 
 func (s *Server) registerPrompts() {
+	desc := "Write code that uses a recent (novel) Python API correctly: look it up, write the code, verify it in a sandbox."
+	if s.cfg.Harness == nil {
+		desc = "Write code that uses a recent (novel) Python API correctly: look it up, then write the code."
+	}
 	s.mcp.AddPrompt(mcp.NewPrompt(PromptName,
-		mcp.WithPromptDescription("Write code that uses a recent (novel) Python API correctly: look it up, write the code, verify it in a sandbox."),
+		mcp.WithPromptDescription(desc),
 		mcp.WithArgument("task", mcp.ArgumentDescription("What the code must do."), mcp.RequiredArgument()),
 		mcp.WithArgument("library", mcp.ArgumentDescription("Library to use, e.g. numpy (optional).")),
 		mcp.WithArgument("version", mcp.ArgumentDescription("Library version the code targets (optional).")),
@@ -44,11 +48,12 @@ func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	lib := strings.TrimSpace(req.Params.Arguments["library"])
 	ver := strings.TrimSpace(req.Params.Arguments["version"])
 	return mcp.NewGetPromptResult("Use a novel Python API with novelapi's tools",
-		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(promptText(task, lib, ver)))}), nil
+		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(promptText(task, lib, ver, s.cfg.Harness != nil)))}), nil
 }
 
-// promptText is the body of the use_novel_api prompt.
-func promptText(task, lib, ver string) string {
+// promptText is the body of the use_novel_api prompt; exec says whether
+// the server offers check_code.
+func promptText(task, lib, ver string, exec bool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Task: %s\n", task)
 	target := "the library"
@@ -72,8 +77,14 @@ Recent library releases add APIs and change signatures that your training data m
 	sb.WriteString(`). Read the signature (S) and examples (E) it returns. Check the "version" line of each result: a FALLBACK label means the documentation is for another version than the one you target.
 2. If the best result is truncated or you need more, call get_api with its handle; ask for components ["M"] (mechanism) or ["C"] (implementation source) only when S and E leave a question open.
 3. Write the code using exactly the parameter names and import paths shown. Do not guess parameters that the signature does not list.
-4. Call check_code with a complete, self-contained script (imports and small inline data) and the api_name. If it did not run or did not call the target, fix the code using the exception and label, and check again (at most 3 attempts).
-5. Answer with the verified code. If search_apis finds nothing, the API is probably not novel: use your own knowledge, and say so.
+`)
+	if exec {
+		sb.WriteString(`4. Call check_code with a complete, self-contained script (imports and small inline data) and the api_name. If it did not run or did not call the target, fix the code using the exception and label, and check again (at most 3 attempts).
+5. Answer with the verified code.`)
+	} else {
+		sb.WriteString(`4. Answer with the code. This server does not run code, so say that it was not run.`)
+	}
+	sb.WriteString(` If search_apis finds nothing, the API is probably not novel: use your own knowledge, and say so.
 `)
 	return sb.String()
 }

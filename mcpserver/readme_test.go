@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 // readmeSection returns the "Use with coding agents" section of README.md.
@@ -41,9 +43,14 @@ type clientConfig struct {
 // The README's walkthrough, as written: every JSON config parses, and every
 // command it names (with the index path swapped for the test index and
 // "novelapi" for the built binary) starts the server, which answers
-// initialize and tools/list; the HTTP configs' URL shape is served.
+// initialize and tools/list (six tools where a sandbox backend works, else
+// the four that run no code); the HTTP configs' URL shape is served.
 func TestREADME_AgentConfigs(t *testing.T) {
 	sec := readmeSection(t)
+	wantTools := 4
+	if _, err := sandbox.Auto(t.Context(), sandbox.AutoConfig{Log: quietLog()}); err == nil {
+		wantTools = 6
+	}
 	var commands [][]string
 	var urls []string
 	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(sec, -1) {
@@ -84,7 +91,7 @@ func TestREADME_AgentConfigs(t *testing.T) {
 			t.Fatalf("%v: initialize: %v", argv, err)
 		}
 		tools, err := cs.ListTools(t.Context(), nil)
-		if err != nil || len(tools.Tools) != 6 {
+		if err != nil || len(tools.Tools) != wantTools {
 			t.Errorf("%v: tools/list: %v, %v", argv, tools, err)
 		}
 		cs.Close()

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,8 +17,28 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 )
 
+// instructions is the text/template of the server instructions sent in
+// initialize, executed with [instructionsData].
+//
 //go:embed instructions.md
 var instructions string
+
+var instructionsTmpl = template.Must(template.New("instructions.md").Parse(instructions))
+
+// instructionsData is what instructions.md is rendered with.
+type instructionsData struct {
+	Exec bool // check_code and evaluate are offered (Config.Harness is set)
+}
+
+// renderInstructions returns the server instructions for a server that
+// runs code (exec) or not.
+func renderInstructions(exec bool) string {
+	var sb strings.Builder
+	if err := instructionsTmpl.Execute(&sb, instructionsData{Exec: exec}); err != nil {
+		panic(err) // a static template over a struct of one bool
+	}
+	return sb.String()
+}
 
 // Defaults for [Config].
 const (
@@ -48,8 +70,8 @@ type Config struct {
 	// Harness returns the evaluation harness that check_code and evaluate
 	// run code with. It is called once, on the first such call, because
 	// probing sandboxes is slow and initialize must not wait; its result
-	// (or error) is kept. nil means both tools answer that code execution
-	// is not configured on this server.
+	// (or error) is kept. nil means the server does not run code: neither
+	// tool is offered, and the instructions and prompt say so.
 	Harness func(ctx context.Context) (*evalharness.Harness, error)
 	// Eval configures the evaluate tool beyond the harness.
 	Eval EvalConfig
@@ -123,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 		server.WithPromptCapabilities(false),
 		server.WithLogging(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(renderInstructions(cfg.Harness != nil)),
 	)
 	s.register()
 
@@ -136,14 +158,17 @@ func New(cfg Config) (*Server, error) {
 // MCP returns the underlying mcp-go server, for serving it on a transport.
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
-// register adds every tool, resource and prompt.
+// register adds every tool, resource and prompt; check_code and evaluate
+// only when the server runs code (Config.Harness is set).
 func (s *Server) register() {
 	s.mcp.AddTool(searchTool(), s.handleSearch)
 	s.mcp.AddTool(getTool(), s.handleGet)
 	s.mcp.AddTool(listTool(), s.handleList)
 	s.mcp.AddTool(renderTool(), s.handleRender)
-	s.mcp.AddTool(checkCodeTool(), s.handleCheckCode)
-	s.mcp.AddTool(s.evaluateTool(), s.handleEvaluate)
+	if s.cfg.Harness != nil {
+		s.mcp.AddTool(checkCodeTool(), s.handleCheckCode)
+		s.mcp.AddTool(s.evaluateTool(), s.handleEvaluate)
+	}
 	s.registerResources()
 	s.registerPrompts()
 }

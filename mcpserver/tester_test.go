@@ -30,7 +30,7 @@ func TestEvaluate_PathsRestrictedToRoots(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "shadow"), filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	c := inProcess(t, newServer(t, mcpserver.Config{ReadRoots: []string{root}, Eval: mcpserver.EvalConfig{RunsDir: runs}}))
+	c := inProcess(t, newServer(t, mcpserver.Config{ReadRoots: []string{root}, Eval: mcpserver.EvalConfig{RunsDir: runs}, Harness: execHarness(t)}))
 	preds := []any{map[string]any{"task_id": "t1", "completion": "x"}}
 	tests := []struct {
 		name string

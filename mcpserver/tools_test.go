@@ -49,7 +49,7 @@ func search(t *testing.T, c *client.Client, args map[string]any) (searchOut, str
 }
 
 func TestTools_ListedWithSchemasAndExplicitAnnotations(t *testing.T) {
-	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	c := inProcess(t, newServer(t, mcpserver.Config{Harness: execHarness(t)}))
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestRenderCondition_MatchesBundlesRender(t *testing.T) {
 }
 
 func TestResourcesAndPrompt(t *testing.T) {
-	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	c := inProcess(t, newServer(t, mcpserver.Config{Harness: execHarness(t)}))
 	ctx := context.Background()
 	res, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: mcpserver.LibrariesURI}})
 	if err != nil {
@@ -457,9 +457,70 @@ func TestResourcesAndPrompt(t *testing.T) {
 	}
 }
 
-func TestCodeTools_WithoutHarness(t *testing.T) {
-	c := inProcess(t, newServer(t, mcpserver.Config{}))
-	wantError(t, call(t, c, "check_code", map[string]any{"code": "print(1)", "api_name": "numpy.unstack"}), "not configured")
+// A server that does not run code (Config.Harness nil, as under serve
+// --no-exec) offers no check_code or evaluate, and neither its
+// instructions nor its prompt tell the agent to use them; a server that
+// runs code offers both and says so.
+func TestServer_CodeToolsOnlyWithHarness(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  mcpserver.Config
+		exec bool
+	}{
+		{"NoHarness", mcpserver.Config{}, false},
+		{"Harness", mcpserver.Config{Harness: execHarness(t)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, init := initialize(t, newServer(t, tt.cfg))
+			ctx := context.Background()
+			res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, tool := range res.Tools {
+				listed[tool.Name] = true
+			}
+			if listed["check_code"] != tt.exec || listed["evaluate"] != tt.exec || len(res.Tools) != 4+2*btoi(tt.exec) {
+				t.Errorf("tools %v; want check_code and evaluate listed: %v", listed, tt.exec)
+			}
+			ins := init.Instructions
+			if strings.Contains(ins, "check_code(") != tt.exec || strings.Contains(ins, "and evaluate are") != tt.exec ||
+				strings.Contains(ins, "Code execution is off") == tt.exec || strings.Contains(ins, "{{") {
+				t.Errorf("instructions (exec %v):\n%s", tt.exec, ins)
+			}
+			var gp mcp.GetPromptRequest
+			gp.Params.Name = mcpserver.PromptName
+			gp.Params.Arguments = map[string]string{"task": "split an array into a tuple along an axis"}
+			pr, err := c.GetPrompt(ctx, gp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body := pr.Messages[0].Content.(mcp.TextContent).Text; strings.Contains(body, "check_code") != tt.exec {
+				t.Errorf("prompt (exec %v):\n%s", tt.exec, body)
+			}
+			if !tt.exec {
+				var req mcp.CallToolRequest
+				req.Params.Name = "check_code"
+				req.Params.Arguments = map[string]any{"code": "print(1)", "api_name": "numpy.unstack"}
+				if res, err := c.CallTool(ctx, req); err == nil {
+					t.Errorf("check_code answered without a harness: %s", text(res))
+				}
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestCodeTools_ArgumentErrors(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{Harness: execHarness(t)}))
 	wantError(t, call(t, c, "check_code", map[string]any{"code": strings.Repeat("x", mcpserver.MaxCodeBytes+1), "api_name": "numpy.unstack"}), "the limit is")
 	wantError(t, call(t, c, "check_code", map[string]any{"code": "print(1)"}), "api_name is required")
 	wantError(t, call(t, c, "evaluate", map[string]any{}), "exactly one of")

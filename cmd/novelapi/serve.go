@@ -44,14 +44,12 @@ The index opens in the background: initialize and tools/list answer at once.`,
 			}
 			cfg.Logger = g.log
 			if !noExec {
-				home, log := g.home, g.log
-				cfg.Harness = func(ctx context.Context) (*evalharness.Harness, error) {
-					r, err := sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: log})
-					if err != nil {
-						return nil, err
-					}
-					return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+				switch backend {
+				case "", sandbox.BackendAuto, sandbox.BackendBwrap, sandbox.BackendDocker:
+				default:
+					return usagef("serve: unknown --backend %q (want auto, bwrap or docker)", backend)
 				}
+				cfg.Harness = codeHarness(cmd.Context(), g, backend)
 			}
 			if ep.endpoint != "" {
 				client, err := ep.client()
@@ -68,7 +66,7 @@ The index opens in the background: initialize and tools/list answer at once.`,
 	f.StringVar(&cfg.IndexDir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP (/mcp) and legacy SSE (/sse) on ADDR, e.g. 127.0.0.1:8080, instead of stdio")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend for check_code and evaluate: auto, bwrap or docker")
-	f.BoolVar(&noExec, "no-exec", false, "disable check_code and evaluate (no sandbox)")
+	f.BoolVar(&noExec, "no-exec", false, "do not run code: check_code and evaluate are not offered (also the case when no sandbox backend works here)")
 	f.StringVar(&cfg.Eval.TasksPath, "tasks", "", "default task pool (tasks.jsonl) for evaluate")
 	f.StringVar(&cfg.Eval.ExpectedPath, "expected", "", "reference call records (expected_calls.jsonl) for evaluate")
 	f.StringVar(&cfg.Eval.RunsDir, "runs", "", "directory for evaluate's runs (default $NOVELAPI_HOME/runs/mcp)")
@@ -76,6 +74,51 @@ The index opens in the background: initialize and tools/list answer at once.`,
 	f.StringArrayVar(&cfg.ReadRoots, "allow-path", nil, "directory whose files evaluate may read when an agent names tasks_path or predictions_path, besides $NOVELAPI_HOME, the runs directory and the --tasks directory (repeatable)")
 	f.DurationVar(&cfg.ReadyWait, "ready-wait", mcpserver.DefaultReadyWait, "how long a tool call waits for the index to load before answering \"not ready\"")
 	return cmd
+}
+
+// sandboxWait bounds how long serve waits at startup for the sandbox probe
+// before offering check_code and evaluate anyway (the first call then waits
+// for the probe). A probe takes tens of milliseconds; a Docker engine slow
+// to answer can take seconds.
+const sandboxWait = 2 * time.Second
+
+// codeHarness probes the sandbox backend in the background and returns the
+// harness function for mcpserver.Config, or nil when no backend works here:
+// the server then offers no check_code or evaluate and its instructions say
+// that code execution is off, instead of tools that fail on every call. It
+// waits at most sandboxWait for the probe, which ends by itself (each
+// backend bounds its own probe).
+func codeHarness(ctx context.Context, g *globals, backend string) func(context.Context) (*evalharness.Harness, error) {
+	var (
+		r   sandbox.Runner
+		err error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r, err = sandbox.Auto(ctx, sandbox.AutoConfig{Backend: backend, Log: g.log})
+	}()
+	select {
+	case <-done:
+		if err != nil {
+			g.log.Warn("code execution is off: check_code and evaluate are not offered (--no-exec silences this)", "reason", err)
+			return nil
+		}
+	case <-time.After(sandboxWait):
+		g.log.Info("sandbox probe still running; check_code and evaluate will wait for it", "after", sandboxWait)
+	}
+	home, log := g.home, g.log
+	return func(ctx context.Context) (*evalharness.Harness, error) {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+	}
 }
 
 // serve runs the server until ctx ends (or stdin closes in stdio mode).
