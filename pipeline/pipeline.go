@@ -8,13 +8,16 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -46,6 +49,18 @@ type Config struct {
 	// filter, the longest stage (several sandbox runs per task); run it
 	// later with `novelapi tasks build` on the same files.
 	SkipC1 bool
+	// NewIfMovedFrom lists old-version namespaces whose APIs do not make a
+	// new API old (bundles.DiffOptions.NewIfMovedFrom, a novelapi extension
+	// of the protocol's moved rule): "numpy.array_api" adds 8 numpy 2 APIs
+	// (numpy.linalg.matrix_norm, vector_norm, vecdot, cross, outer, matmul,
+	// tensordot, diagonal; 83 → 91 numpy bundles) that the protocol drops
+	// as moved from numpy 1's experimental array-API module (numpy.concat
+	// and permute_dims stay out: they are the same objects as concatenate
+	// and transpose). Nil means the protocol's rule. Each
+	// library gets the prefixes under its own name; a library whose
+	// prefixes changed since its candidates were written is discovered and
+	// extracted again.
+	NewIfMovedFrom []string
 	// Progress receives progress bars (stderr in the CLI); nil means none.
 	Progress io.Writer
 	// Log receives stage messages; nil means slog.Default().
@@ -157,14 +172,32 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		ls := sum.Libraries[lib]
 		ls.OldVersion, ls.NewVersion = oldEnv.Manifest.Versions[lib], newEnv.Manifest.Versions[lib]
 		candPath := filepath.Join(p.Candidates, lib+".jsonl")
-		cands, err := readOr(candPath, func() ([]bundles.Candidate, error) {
+		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
+		dopts := discoverOptions{NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
+		readPath := candPath
+		if why := dopts.differ(candPath); why != "" {
+			// Extraction appends to the bundles file, so the APIs of the
+			// old candidate set go with it.
+			log.Info("discovering again", "library", lib, "why", why)
+			readPath = ""
+			for _, f := range []string{bundlePath, bundlePath + ".dropped.jsonl"} {
+				if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+					return sum, err
+				}
+			}
+		}
+		cands, err := readOr(readPath, func() ([]bundles.Candidate, error) {
 			log.Info("stage: discover", "library", lib)
-			cs, ds, err := bundles.Discover(ctx, cfg.Runner, bundles.DiscoverConfig{Library: lib, OldEnv: oldEnv, NewEnv: newEnv, Logger: log})
+			cs, ds, err := bundles.Discover(ctx, cfg.Runner, bundles.DiscoverConfig{Library: lib, OldEnv: oldEnv, NewEnv: newEnv, Logger: log,
+				Diff: bundles.DiffOptions{NewIfMovedFrom: dopts.NewIfMovedFrom}})
 			if err != nil {
 				return nil, err
 			}
 			log.Info("discovered", "library", lib, "new", ds.New, "modified", ds.Modified, "seen", ds.Seen)
-			return cs, bundles.WriteCandidates(candPath, cs)
+			if err := bundles.WriteCandidates(candPath, cs); err != nil {
+				return nil, err
+			}
+			return cs, dopts.write(candPath)
 		}, func(path string) ([]bundles.Candidate, error) {
 			cs, _, err := bundles.ReadCandidates(path, bundles.ReadOptions{})
 			return cs, err
@@ -179,7 +212,6 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 				ls.New++
 			}
 		}
-		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
 		if err := os.MkdirAll(filepath.Dir(bundlePath), 0o755); err != nil {
 			return sum, err
 		}
@@ -214,7 +246,11 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		bcfg := construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log}
 		opts := bcfg.PoolOptions()
 		tasksPath := p.Tasks
-		if why := construct.OptionsDiffer(p.Tasks, opts); why != "" {
+		why := construct.OptionsDiffer(p.Tasks, opts)
+		if why == "" && !Fresh(p.Tasks, p.Bundles) {
+			why = "the bundles changed"
+		}
+		if why != "" {
 			if _, err := os.Stat(p.Tasks); err == nil {
 				log.Info("rebuilding tasks", "file", p.Tasks, "why", why)
 			}
@@ -333,6 +369,62 @@ func mark(stages map[string]string, name string, built bool) {
 	} else {
 		stages[name] = "reused"
 	}
+}
+
+// discoverOptions are the Stage 1 options recorded beside a library's
+// candidates (LIB.jsonl.options.json), so that a rerun with other options
+// discovers again instead of reusing them. A candidates file without one was
+// discovered with the zero value (the protocol's rules).
+type discoverOptions struct {
+	NewIfMovedFrom []string `json:"new_if_moved_from,omitempty"`
+}
+
+func discoverOptionsPath(cands string) string { return cands + ".options.json" }
+
+// differ says why the candidates at cands, if any, were discovered with
+// other options than o; "" when they were not (or there are none).
+func (o discoverOptions) differ(cands string) string {
+	if _, err := os.Stat(cands); err != nil {
+		return ""
+	}
+	var got discoverOptions
+	data, err := os.ReadFile(discoverOptionsPath(cands))
+	switch {
+	case os.IsNotExist(err):
+	case err != nil:
+		return err.Error()
+	default:
+		if err := json.Unmarshal(data, &got); err != nil {
+			return fmt.Sprintf("%s: %v", discoverOptionsPath(cands), err)
+		}
+	}
+	if !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom) {
+		return fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
+	}
+	return ""
+}
+
+// write records o beside the candidates at cands.
+func (o discoverOptions) write(cands string) error {
+	data, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return err
+	}
+	return sandbox.WriteFileAtomic(discoverOptionsPath(cands), append(data, '\n'), 0o644)
+}
+
+// prefixesOf returns the namespaces of prefixes that lie in library lib
+// (its name or below it), sorted.
+func prefixesOf(lib string, prefixes []string) []string {
+	top := strings.ToLower(lib)
+	var out []string
+	for _, p := range prefixes {
+		if p == top || strings.HasPrefix(p, top+".") {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // readOr reads path with read when it exists, else runs make (which

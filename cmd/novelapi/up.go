@@ -81,6 +81,7 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.IntVar(&cfg.Workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
 	f.BoolVar(&cfg.SkipTasks, "skip-tasks", false, "skip tasks, call records and C1")
+	f.StringSliceVar(&cfg.NewIfMovedFrom, "new-if-moved-from", nil, "old namespaces whose APIs do not make a new API old (a novelapi extension; numpy.array_api adds numpy 2's numpy.linalg.matrix_norm, vector_norm, vecdot, cross, outer, matmul, tensordot, diagonal)")
 	f.BoolVar(&cfg.SkipC1, "skip-c1", false, "build tasks but skip call records and C1 (the longest stage; run novelapi tasks build later)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&noServe, "no-serve", false, "stop after printing the figures")
