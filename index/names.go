@@ -154,10 +154,25 @@ func (t *nameTable) lookup(query string) []string {
 		if dotted && t.libraries[first] {
 			minSegs = 2
 		}
+		// A bare word called in a longer query ("unique() got an unexpected
+		// keyword") means a function, not the one method of that name the
+		// index happens to hold (SeriesGroupBy.unique).
+		bareCall := !single && !dotted && !strings.Contains(s, "_") && after == '('
 		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
 				if cand == s || t.libraries[first] { // not an unknown receiver
-					add(ks)
+					for _, k := range ks {
+						// A path that starts with a library names that
+						// library's API: scipy.linalg.svdvals is not
+						// numpy.linalg.svdvals.
+						if dotted && t.libraries[first] && keyLibrary(k) != first {
+							continue
+						}
+						if bareCall && isMethodKey(k) {
+							continue
+						}
+						keys = appendUnique(keys, k)
+					}
 				}
 				break
 			}
@@ -169,4 +184,22 @@ func (t *nameTable) lookup(query string) []string {
 		}
 	}
 	return keys
+}
+
+// keyLibrary returns the lowercased first segment of the API at key.
+func keyLibrary(key string) string {
+	lib, _, _ := strings.Cut(key, ".")
+	return strings.ToLower(lib)
+}
+
+// isMethodKey reports whether the API at key is a method: the segment
+// before its leaf is a class name (starts with an upper-case letter).
+func isMethodKey(key string) bool {
+	api, _, _ := strings.Cut(key, "@")
+	segs := strings.Split(api, ".")
+	if len(segs) < 3 {
+		return false
+	}
+	owner := segs[len(segs)-2]
+	return owner != "" && unicode.IsUpper(rune(owner[0]))
 }

@@ -16,6 +16,10 @@ func TestNameTable_Lookup(t *testing.T) {
 	nt.add("pandas.core.series.ListAccessor.len@2", []string{"pandas.core.series.ListAccessor.len"})
 	nt.add("pandas.read_csv@2", []string{"pandas.read_csv", "pandas.io.parsers.read_csv"})
 	nt.add("pandas.DataFrame.groupby@2", []string{"pandas.DataFrame.groupby"})
+	nt.add("numpy.linalg.svdvals@2", []string{"numpy.linalg.svdvals"})
+	nt.add("pandas.api.typing.SeriesGroupBy.unique@2", []string{"pandas.api.typing.SeriesGroupBy.unique"})
+	nt.add("numpy.unstack@2", []string{"numpy.unstack"})
+	nt.add("pandas.DataFrame.unstack@2", []string{"pandas.DataFrame.unstack"})
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -38,6 +42,16 @@ func TestNameTable_Lookup(t *testing.T) {
 		// A method of an unknown receiver is context, not the answer.
 		{"the appropriate method of `df.groupby('A')`", nil},
 		{"df.groupby then DataFrame.groupby", []string{"pandas.DataFrame.groupby@2"}},
+		// A path that starts with another library names that library's API.
+		{"scipy.linalg.svdvals", nil},
+		{"sp.linalg.svdvals(a)", nil},
+		{"np.DataFrame.groupby", nil},
+		{"np.linalg.svdvals(a)", []string{"numpy.linalg.svdvals@2"}},
+		// A bare call names a function, not a method of that leaf.
+		{"TypeError: unique() got an unexpected keyword argument", nil},
+		{"use unstack() on the result", []string{"numpy.unstack@2"}},
+		{"unique", []string{"pandas.api.typing.SeriesGroupBy.unique@2"}},
+		{"call case_when( on it", []string{"pandas.Series.case_when@2"}},
 	} {
 		if got := nt.lookup(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("lookup(%q) = %v, want %v", tc.query, got, tc.want)

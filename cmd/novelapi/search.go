@@ -30,7 +30,8 @@ Each line is: rank, API, (library version, novelty), [the components whose
 text matched the query], score. The score orders one answer only: under
 hybrid and bm25 it is the ranker's (unbounded; negative for the weakest
 matches), under vector the cosine similarity of the API's best unit. "exact"
-marks an API the query names; it ranks first. --k only truncates one ranking.
+marks an API the query names; it ranks first, whatever its score. --k only
+truncates one ranking.
 
 --retriever paper is the published baseline (novelapibench-protocol §6): it
 ranks 512-word chunks of the rendered --condition, --k counts chunks (an API
