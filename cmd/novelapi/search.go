@@ -54,6 +54,9 @@ apply.`,
 			if strings.TrimSpace(q.Text) == "" {
 				return usagef("search: %v", index.ErrEmptyQuery)
 			}
+			if len(q.Text) > index.MaxQueryBytes {
+				return usagef("search: query is %d bytes; the limit is %d (keep the question and the code around the call)", len(q.Text), index.MaxQueryBytes)
+			}
 			q.Components = comps
 			q.Retriever = index.Retriever(retriever)
 			if !slices.Contains(index.Retrievers, q.Retriever) {

@@ -26,6 +26,7 @@ func TestSearchCmd_BadArgsBeforeOpen(t *testing.T) {
 	}{
 		{[]string{"--retriever", "foo", "fft"}, "want one of hybrid, bm25, vector, paper"},
 		{[]string{"  "}, "empty query"},
+		{[]string{strings.Repeat("x ", 9000)}, "the limit is 16384"},
 	} {
 		args := append([]string{"search", "--index", t.TempDir()}, tt.args...)
 		code, _, stderr := runArgs(t, t.TempDir(), args...)
