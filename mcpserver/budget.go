@@ -37,6 +37,7 @@ type packed struct {
 	partsShown map[int][]part // what each included item shows
 	truncated  map[int]bool
 	headerCut  map[int]bool // the item's header lines were cut too
+	prevSigCut map[int]bool // the item's previous signature was left out
 }
 
 // minListed is how many omitted items pack keeps room to list by handle.
@@ -44,15 +45,17 @@ const minListed = 3
 
 // pack fits items into budget tokens, in rank order, across components
 // (mcp-anchors §3 item 5): whole items while they fit; if not even the first
-// fits, its header (cut to its first lines when it does not fit either)
-// and components in priority order S, E, M, C, the last one cut at a line
-// boundary with a note saying how to fetch the rest. The
+// fits, its header (without the previous signature when S does not fit
+// whole, cut to its first lines when it does not fit either) and
+// components in priority order S, E, M, C, the last one cut at a line
+// boundary with a note saying how to fetch it, and a line naming the
+// components left out. The
 // first item that does not fit and every item after it are omitted; a
 // closing section lists as many of them by handle as fit and counts the
 // rest. The text stays within budget by the stated estimator unless the
 // intro and the first item's first lines alone exceed it.
 func pack(intro string, items []packItem, budget int) packed {
-	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}, headerCut: map[int]bool{}}
+	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}, headerCut: map[int]bool{}, prevSigCut: map[int]bool{}}
 	var sb strings.Builder
 	sb.WriteString(intro)
 	used := tokens(intro)
@@ -81,18 +84,27 @@ func pack(intro string, items []packItem, budget int) packed {
 		// The first item alone is too big: show as much as fits, cutting
 		// its header too when even that does not fit (a long previous
 		// signature or list of import paths), so the components get room.
+		// The current signature is never cut while the previous one is
+		// shown, or an agent may copy the old one: when S does not fit
+		// whole, the previous signature goes first.
 		room := budget - used - rest
+		if len(it.parts) > 0 && it.parts[0].code == "S" && tokens(it.body(it.parts[:1])) > room {
+			if h, ok := dropPreviousSignature(it.header); ok {
+				it.header = h
+				p.prevSigCut[i] = true
+			}
+		}
 		if tokens(it.body(nil)) > room {
 			it.header = cutHeader(it)
 			p.headerCut[i] = true
 		}
-		shown, cut := fitParts(it, room)
-		body := it.body(shown)
+		shown, leftOut, cut := fitParts(it, room)
+		body := it.body(shown) + leftOutLine(it.name, leftOut)
 		sb.WriteString(body)
 		used += tokens(body)
 		p.included = append(p.included, i)
 		p.partsShown[i] = shown
-		p.truncated[i] = cut || p.headerCut[i]
+		p.truncated[i] = cut || p.headerCut[i] || p.prevSigCut[i]
 	}
 	room := budget - used - closingOverhead
 	for _, i := range p.omitted {
@@ -109,24 +121,66 @@ func pack(intro string, items []packItem, budget int) packed {
 }
 
 // fitParts returns the parts of it that fit in room tokens together with
-// its header, cutting the first part that does not fit at a line boundary.
-func fitParts(it packItem, room int) (shown []part, cut bool) {
+// its header, cutting the first part that does not fit at a line boundary,
+// and the codes of the parts left out whole, whose [leftOutLine] the room
+// includes.
+func fitParts(it packItem, room int) (shown []part, leftOut []string, cut bool) {
 	used := tokens(it.body(nil))
-	for _, pt := range it.parts {
+	for k, pt := range it.parts {
 		t := tokens("\n" + pt.text + "\n")
 		if used+t <= room {
 			shown = append(shown, pt)
 			used += t
 			continue
 		}
+		rest := partCodes(it.parts[k+1:])
 		note := fmt.Sprintf("\n[… %s truncated to fit the budget; get_api(api_name=%q, components=[%q]) returns it whole]", pt.code, it.name, pt.code)
-		left := room - used - tokens(note) - 4
+		left := room - used - tokens(note) - tokens(leftOutLine(it.name, rest)) - 4
 		if left > 20 {
 			shown = append(shown, part{pt.code, cutText(pt.text, left*4) + note})
+		} else {
+			rest = partCodes(it.parts[k:])
 		}
-		return shown, true
+		return shown, rest, true
 	}
-	return shown, false
+	return shown, nil, false
+}
+
+// partCodes returns the codes of ps.
+func partCodes(ps []part) []string {
+	var cs []string
+	for _, p := range ps {
+		cs = append(cs, p.code)
+	}
+	return cs
+}
+
+// leftOutLine is the one line that names the components of an item left
+// out whole for the budget, "" when none were.
+func leftOutLine(name string, leftOut []string) string {
+	if len(leftOut) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[… left out to fit the budget: %s; get_api(api_name=%q, components=[\"%s\"]) returns them]\n",
+		strings.Join(leftOut, ", "), name, strings.Join(leftOut, `","`))
+}
+
+// previousSignaturePrefix starts the item header line of a modified API's
+// previous signature.
+const previousSignaturePrefix = "previous signature: "
+
+// dropPreviousSignature replaces the previous-signature line of header by
+// a short note, and reports whether header had one.
+func dropPreviousSignature(header string) (string, bool) {
+	var sb strings.Builder
+	found := false
+	for line := range strings.SplitSeq(strings.TrimSuffix(header, "\n"), "\n") {
+		if strings.HasPrefix(line, previousSignaturePrefix) {
+			line, found = previousSignaturePrefix+"(left out to fit the budget)", true
+		}
+		sb.WriteString(line + "\n")
+	}
+	return sb.String(), found
 }
 
 // headerKeep is how many lines of an item header a cut header keeps:

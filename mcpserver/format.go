@@ -273,7 +273,7 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		fmt.Fprintf(&sb, "provenance: %s\n", line)
 	}
 	if b.IsModified && b.OldSignature != nil && *b.OldSignature != "" {
-		fmt.Fprintf(&sb, "previous signature: %s\n", *b.OldSignature)
+		fmt.Fprintf(&sb, "%s%s\n", previousSignaturePrefix, *b.OldSignature)
 	}
 	return sb.String()
 }

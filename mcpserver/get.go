@@ -165,8 +165,10 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		// When the header had to be cut, so do its long fields in the
 		// manifest, or they alone can exceed the budget.
 		out.OldSignature, out.ImportPaths = full.OldSignature, full.ImportPaths
-		if p.headerCut[0] {
+		if p.headerCut[0] || p.prevSigCut[0] {
 			out.OldSignature = nil
+		}
+		if p.headerCut[0] {
 			out.ImportPaths = out.ImportPaths[:min(len(out.ImportPaths), headerKeep)]
 		}
 		return p.text, out
