@@ -246,10 +246,15 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	if ver == "" {
 		ver = "unversioned"
 	}
+	// The line states the served version, so the match says only how the
+	// request chose it, without [versionChoice.Note]'s parentheses.
 	match := vc.Match
-	if vc.Match == MatchExact || vc.Match == MatchRange {
-		match = vc.Note()
-	} else if vc.Match == MatchFallback {
+	switch {
+	case vc.Match == MatchExact && vc.Requested == ver:
+		match = "exact match"
+	case vc.Match == MatchExact || vc.Match == MatchRange:
+		match = vc.Match + " match for requested " + vc.Requested
+	case vc.Match == MatchFallback:
 		match = "FALLBACK: requested " + vc.Requested + " is not available"
 	}
 	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", b.Library, ver, match, novelty(b))

@@ -97,3 +97,21 @@ func TestGetAPI_AmbiguousName(t *testing.T) {
 		t.Errorf("DataFrame.unstack:\n%s", text(res))
 	}
 }
+
+// get_api's version line names the match once, without nested
+// parentheses ("(exact match (requested 2.2.4, served 2.2.4))").
+func TestGetAPI_VersionLine(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	tests := []struct{ version, want string }{
+		{"2.2.4", "library numpy 2.2.4 (exact match) · "},
+		{"==2.2.4", "library numpy 2.2.4 (exact match for requested ==2.2.4) · "},
+		{"2.2", "library numpy 2.2.4 (range match for requested 2.2) · "},
+	}
+	for _, tt := range tests {
+		res := call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "version": tt.version})
+		wantOK(t, res)
+		if txt := text(res); !strings.Contains(txt, tt.want) || strings.Contains(txt, "match (requested") {
+			t.Errorf("get_api version %q: want %q, no nested parentheses:\n%s", tt.version, tt.want, txt)
+		}
+	}
+}

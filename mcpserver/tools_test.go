@@ -271,9 +271,17 @@ func TestSearch_VersionResolution(t *testing.T) {
 			t.Errorf("version %q: results %+v", tt.version, out.Results)
 		}
 		switch tt.match {
+		case mcpserver.MatchExact:
+			want := "library pydantic " + tt.served + " (exact match) · "
+			if tt.version != tt.served {
+				want = "library pydantic " + tt.served + " (exact match for requested " + tt.version + ") · "
+			}
+			if !strings.Contains(txt, want) {
+				t.Errorf("version %q: text lacks %q:\n%s", tt.version, want, txt)
+			}
 		case mcpserver.MatchRange:
-			if !strings.Contains(txt, "range match (requested "+tt.version+", served "+tt.served+")") {
-				t.Errorf("version %q: range not disclosed:\n%s", tt.version, txt)
+			if want := "library pydantic " + tt.served + " (range match for requested " + tt.version + ") · "; !strings.Contains(txt, want) {
+				t.Errorf("version %q: range not disclosed as %q:\n%s", tt.version, want, txt)
 			}
 		case mcpserver.MatchFallback:
 			for _, want := range []string{"version 1.10.13 is not available", "2.5.3, 2.7.4", "FALLBACK"} {
