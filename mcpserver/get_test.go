@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
@@ -113,5 +115,32 @@ func TestGetAPI_VersionLine(t *testing.T) {
 		if txt := text(res); !strings.Contains(txt, tt.want) || strings.Contains(txt, "match (requested") {
 			t.Errorf("get_api version %q: want %q, no nested parentheses:\n%s", tt.version, tt.want, txt)
 		}
+	}
+}
+
+// resources/read resolves an API URI's short spellings as get_api does.
+func TestReadResource_ExactNameRule(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	tests := []struct{ uri, want string }{
+		{"novelapi://api/np.unstack", "API: numpy.unstack"},
+		{"novelapi://api/np.unstack@2.1.3", "library numpy 2.1.3"},
+		{"novelapi://api/DataFrame.map", "API: pandas.DataFrame.map"},
+		{"novelapi://api/unique_counts", "API: numpy.unique_counts"},
+	}
+	for _, tt := range tests {
+		res, err := c.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: tt.uri}})
+		if err != nil {
+			t.Errorf("resources/read %s: %v", tt.uri, err)
+			continue
+		}
+		if txt := res.Contents[0].(mcp.TextResourceContents).Text; !strings.Contains(txt, tt.want) {
+			t.Errorf("resources/read %s lacks %q:\n%s", tt.uri, tt.want, txt)
+		}
+	}
+	// A short name several APIs share lists them instead.
+	amb := inProcess(t, serverOver(t, ambiguousBundles, mcpserver.Config{}))
+	_, err := amb.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "novelapi://api/unstack"}})
+	if err == nil || !strings.Contains(err.Error(), `"unstack" names 3 novel APIs`) {
+		t.Errorf("resources/read of an ambiguous name: err = %v", err)
 	}
 }

@@ -49,7 +49,10 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if err != nil {
 		return nil, err
 	}
-	b, version, msg := resolveAPIURI(st, cat, req.Params.URI)
+	b, version, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI)
+	if err != nil {
+		return nil, err
+	}
 	if b == nil {
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, msg)
 	}
@@ -68,21 +71,36 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 }
 
 // resolveAPIURI resolves a novelapi://api/{api_name}[@version] URI to its
-// bundle and requested version. b is nil when the name is unknown or the
-// version is not a version, and msg then says why.
-func resolveAPIURI(st Store, cat *catalog, uri string) (b *bundles.Bundle, version, msg string) {
+// bundle and requested version, by name or alias as get_api does, or by
+// get_api's exact-name rule ("np.unstack", "DataFrame.map"). b is nil when
+// the name designates no API or several, or the version is not a version,
+// and msg then says why. err is set only when the lookup itself failed.
+func resolveAPIURI(ctx context.Context, st Store, cat *catalog, uri string) (b *bundles.Bundle, version, msg string, err error) {
 	raw := strings.TrimPrefix(uri, HandlePrefix)
 	if u, err := url.PathUnescape(raw); err == nil {
 		raw = u
 	}
 	name, version := parseHandle(HandlePrefix + raw)
 	if err := checkVersion("resources/read", version); err != nil {
-		return nil, "", err.Error()
+		return nil, "", err.Error(), nil
 	}
-	if b, _ = lookupAPI(st, cat, name, ""); b == nil {
-		return nil, "", notFound("resources/read", cat, name, "")
+	if b, _ = lookupAPI(st, cat, name, ""); b != nil {
+		return b, version, "", nil
 	}
-	return b, version, ""
+	names, err := exactNames(ctx, st, cat, name, "")
+	if err != nil {
+		return nil, "", "", fmt.Errorf("resources/read: look up %q: %w", name, err)
+	}
+	switch len(names) {
+	case 0:
+	case 1:
+		if b, ok := st.Bundle(names[0], ""); ok {
+			return b, version, "", nil
+		}
+	default:
+		return nil, "", ambiguous("resources/read", st, name, "", names), nil
+	}
+	return nil, "", notFound("resources/read", cat, name, ""), nil
 }
 
 // notFoundScheme prefixes the URI a resources/read request is rewritten to
@@ -106,7 +124,7 @@ func (s *Server) beforeReadResource(ctx context.Context, _ any, req *mcp.ReadRes
 	if err != nil {
 		return
 	}
-	if b, _, msg := resolveAPIURI(st, cat, req.Params.URI); b == nil {
+	if b, _, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI); b == nil && err == nil {
 		req.Params.URI = notFoundScheme + " " + msg + " (" + req.Params.URI + ")"
 	}
 }
