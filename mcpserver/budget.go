@@ -94,7 +94,10 @@ func pack(intro string, items []packItem, budget int) packed {
 				p.prevSigCut[i] = true
 			}
 		}
-		if tokens(it.body(nil)) > room {
+		// When S still does not fit, the long header lines (import paths,
+		// provenance) go before S is cut.
+		sCut := len(it.parts) > 0 && it.parts[0].code == "S" && tokens(it.body(it.parts[:1])) > room
+		if tokens(it.body(nil)) > room || sCut {
 			it.header = cutHeader(it)
 			p.headerCut[i] = true
 		}
