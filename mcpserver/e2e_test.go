@@ -145,7 +145,15 @@ func exerciseAllTools(t *testing.T, cs *sdk.ClientSession) {
 
 // The built binary over stdio, driven by the official Go SDK.
 func TestE2E_StdioBinary(t *testing.T) {
-	cmd := serveCmd(t)
+	if stderr := exerciseBinary(t, serveCmd(t)); !strings.Contains(stderr, "index ready") {
+		t.Errorf("stderr lacks the log line \"index ready\":\n%s", stderr)
+	}
+}
+
+// exerciseBinary runs exerciseAllTools against the server cmd starts, over
+// stdio, and returns what the server wrote on stderr.
+func exerciseBinary(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := sdkClient().Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
@@ -156,9 +164,7 @@ func TestE2E_StdioBinary(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	if !strings.Contains(stderr.String(), "index ready") {
-		t.Errorf("stderr lacks the log line \"index ready\":\n%s", stderr.String())
-	}
+	return stderr.String()
 }
 
 // Without --no-exec on a host where no sandbox backend works (bwrap not on
@@ -169,18 +175,9 @@ func TestE2E_StdioBinaryNoSandbox(t *testing.T) {
 	cmd := exec.Command(novelapiBinary(t), "serve", "--index", indexDir(t))
 	cmd.Env = append(os.Environ(), "NOVELAPI_HOME="+t.TempDir(), "PATH="+t.TempDir(),
 		"DOCKER_HOST=unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cs, err := sdkClient().Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exerciseAllTools(t, cs)
-	if err := cs.Close(); err != nil {
-		t.Logf("close: %v", err)
-	}
-	if !strings.Contains(stderr.String(), "code execution is off") || !strings.Contains(stderr.String(), "bwrap") {
-		t.Errorf("stderr does not say why code execution is off:\n%s", stderr.String())
+	stderr := exerciseBinary(t, cmd)
+	if !strings.Contains(stderr, "code execution is off") || !strings.Contains(stderr, "bwrap") {
+		t.Errorf("stderr does not say why code execution is off:\n%s", stderr)
 	}
 }
 

@@ -33,11 +33,7 @@ func TestGetAPI_ExactNameRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := map[string]any{"api_name": tt.apiName}
-			if tt.library != "" {
-				args["library"] = tt.library
-			}
-			res := call(t, c, "get_api", args)
+			res := call(t, c, "get_api", getAPIArgs(tt.apiName, tt.library))
 			wantOK(t, res)
 			var out struct {
 				APIName string `json:"api_name"`
@@ -79,11 +75,7 @@ func TestGetAPI_AmbiguousName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := map[string]any{"api_name": tt.apiName}
-			if tt.library != "" {
-				args["library"] = tt.library
-			}
-			res := call(t, c, "get_api", args)
+			res := call(t, c, "get_api", getAPIArgs(tt.apiName, tt.library))
 			wantError(t, res, tt.want...)
 			for _, nw := range tt.notWant {
 				if strings.Contains(text(res), nw) {
@@ -143,4 +135,13 @@ func TestReadResource_ExactNameRule(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"unstack" names 3 novel APIs`) {
 		t.Errorf("resources/read of an ambiguous name: err = %v", err)
 	}
+}
+
+// getAPIArgs returns get_api's arguments for name, with library when set.
+func getAPIArgs(name, library string) map[string]any {
+	args := map[string]any{"api_name": name}
+	if library != "" {
+		args["library"] = library
+	}
+	return args
 }
