@@ -294,6 +294,9 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 			ix.comps[key] = append(ix.comps[key], u.Component)
 		}
 		ix.names.add(key, b.Names())
+		if d := definingName(b); d != "" {
+			ix.names.addFull(key, d)
+		}
 		ix.public[key] = publicAPI(b)
 		libs[b.Library] = true
 		ix.versions[b.Library] = appendUnique(ix.versions[b.Library], v)

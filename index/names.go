@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/novelapi/novelapi/bundles"
 )
 
 // nameTable resolves identifiers written in a query to API keys.
@@ -42,6 +44,48 @@ func (t *nameTable) add(key string, names []string) {
 			t.suffix[s] = appendUnique(t.suffix[s], key)
 		}
 	}
+}
+
+// addFull records name as a qualified name of the API at key, without its
+// suffixes: a defining-module path ("numpy._core.shape_base.unstack")
+// names its API only whole.
+func (t *nameTable) addFull(key, name string) {
+	ln := strings.ToLower(name)
+	t.full[ln] = appendUnique(t.full[ln], key)
+}
+
+// definingName returns the path of b's API in the module that defines it,
+// from its source file ("<dist-packages>/numpy/_core/shape_base.py" and
+// numpy.unstack → "numpy._core.shape_base.unstack"; a method keeps its
+// class: "pandas.core.series.Series.case_when"), or "" when b records no
+// source file under its library or the path is one of its names already.
+// Users meet it in reprs, tracebacks and implementation-level docs.
+func definingName(b *bundles.Bundle) string {
+	if b.Provenance == nil || b.Provenance.SourceFile == "" {
+		return ""
+	}
+	file := b.Provenance.SourceFile
+	if i := strings.Index(file, ">/"); strings.HasPrefix(file, "<") && i >= 0 {
+		file = file[i+2:]
+	}
+	mod, ok := strings.CutSuffix(file, ".py")
+	if !ok {
+		return ""
+	}
+	mod = strings.TrimSuffix(strings.ReplaceAll(mod, "/", "."), ".__init__")
+	if lib, _, _ := strings.Cut(mod, "."); lib != bundles.TopLevel(b.APIName) {
+		return ""
+	}
+	segs := strings.Split(b.APIName, ".")
+	n := 1
+	if b.Provenance.Kind == "method" && len(segs) >= 3 {
+		n = 2
+	}
+	name := mod + "." + strings.Join(segs[len(segs)-n:], ".")
+	if slices.Contains(b.Names(), name) {
+		return ""
+	}
+	return name
 }
 
 // identShaped reports whether a query token is written like a code

@@ -3,6 +3,8 @@ package index
 import (
 	"slices"
 	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
 )
 
 // TestNameTable_Lookup checks which identifiers in a query name an API
@@ -107,6 +109,30 @@ func TestVersionMatches(t *testing.T) {
 	} {
 		if got := versionMatches(valid, v); !slices.Equal(got, want) {
 			t.Errorf("versionMatches(%q) = %q; want %q", v, got, want)
+		}
+	}
+}
+
+// A defining-module path names its API: from the source file recorded in
+// the provenance, with a method's class kept.
+func TestDefiningName(t *testing.T) {
+	mk := func(api, kind, file string, aliases ...string) *bundles.Bundle {
+		return &bundles.Bundle{APIName: api, Provenance: &bundles.Provenance{Kind: kind, SourceFile: file, Aliases: aliases}}
+	}
+	for _, tt := range []struct {
+		b    *bundles.Bundle
+		want string
+	}{
+		{mk("numpy.unstack", "function", "<dist-packages>/numpy/_core/shape_base.py"), "numpy._core.shape_base.unstack"},
+		{mk("pandas.Series.case_when", "method", "<dist-packages>/pandas/core/series.py"), "pandas.core.series.Series.case_when"},
+		{mk("scipy.stats.qmc.Sobol", "class", "<dist-packages>/scipy/stats/_qmc.py"), "scipy.stats._qmc.Sobol"},
+		{mk("numpy.linalg.svdvals", "function", "<dist-packages>/numpy/linalg/__init__.py"), ""}, // its own name already
+		{mk("pandas.read_csv", "function", "<dist-packages>/pandas/io/parsers/readers.py", "pandas.io.parsers.readers.read_csv"), ""},
+		{mk("numpy.fft.fft", "function", "<dist-packages>/other/fft.py"), ""},
+		{mk("numpy.fft.fft", "function", ""), ""},
+	} {
+		if got := definingName(tt.b); got != tt.want {
+			t.Errorf("definingName(%s, %s) = %q; want %q", tt.b.APIName, tt.b.Provenance.SourceFile, got, tt.want)
 		}
 	}
 }
