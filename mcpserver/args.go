@@ -13,9 +13,25 @@ import (
 // limit, so that a runaway agent cannot make the server allocate or run
 // without bound (issue 5, "huge inputs give tool errors").
 const (
-	MaxQueryChars = 2000    // search query, api_name, library, version
+	MaxQueryChars = 2000    // api_name, library, version; the part of a search query kept
 	MaxCodeBytes  = 200_000 // check_code's code
+	// MaxPastedQueryChars bounds a search query as sent: one longer than
+	// MaxQueryChars (a pasted traceback, a long task with its code) is cut
+	// to its first and last MaxQueryChars/2 characters (cutQuery).
+	MaxPastedQueryChars = 16384
 )
+
+// cutQuery returns q cut to its first and last half runes, joined by a line
+// "…": the first line is the question of a task query and the last one the
+// error of a pasted traceback, the lines the exact-name rule reads
+// (index.questionLine), and the middle is the least telling part.
+func cutQuery(q string, half int) string {
+	r := []rune(q)
+	if len(r) <= 2*half {
+		return q
+	}
+	return string(r[:half]) + "\n…\n" + string(r[len(r)-half:])
+}
 
 // A param describes one tool argument: its canonical name, its JSON type and
 // the aliases agents are known to send instead (mcp-anchors §1c, Context7's

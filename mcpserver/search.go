@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -35,7 +36,7 @@ Returns ranked APIs, each with: library, the version served and whether it match
   M = mechanism (what it does and how, in prose)
   C = implementation source (long; ask only when S+E are not enough)
 Default components: S and E. Output fits a token budget (max_tokens, default 4000, estimated as characters/4); results that did not fit are listed by handle, fetch them with get_api. No match gives a short answer with the nearest API names; a query that is one name no novel API has starts with a NOTE saying so (its results match the words only) and the nearest names.`),
-		mcp.WithString("query", mcp.Required(), mcp.Description(`What you need: an API name ("numpy.unstack", "read_csv dtype_backend") or a task in words ("split an array along an axis into a tuple"). At most 2000 characters.`)),
+		mcp.WithString("query", mcp.Required(), mcp.Description(`What you need: an API name ("numpy.unstack", "read_csv dtype_backend") or a task in words ("split an array along an axis into a tuple"). Up to 16384 characters; beyond 2000 only the first and last 1000 are used (a pasted traceback keeps its error line).`)),
 		mcp.WithString("library", mcp.Description(`Restrict to one library, by import or distribution name ("numpy", "scipy", "sklearn" or "scikit-learn"). Omit to search all; list_libraries shows what is indexed.`)),
 		mcp.WithString("version", mcp.Description(`Library version you target: exact ("2.2.4", "2.0.0rc1"), prefix ("2.2"), X-range ("2.x") or PEP 440 specifier ("~=2.1", ">=1.26,<2"). Omit for the latest release indexed. If nothing matches, the latest is served and labelled FALLBACK.`)),
 		mcp.WithArray("components", mcp.Description(`Which parts to return, any of S, E, M, C (or S_name, S_param, Full). Default ["S","E"].`),
@@ -98,8 +99,12 @@ func parseSearch(raw map[string]any) (searchReq, error) {
 		return searchReq{}, err
 	}
 	var r searchReq
-	if r.query, err = a.requireStr("query", MaxQueryChars); err != nil {
+	if r.query, err = a.requireStr("query", MaxPastedQueryChars); err != nil {
 		return r, err
+	}
+	if n := utf8.RuneCountInString(r.query); n > MaxQueryChars {
+		r.query = cutQuery(r.query, MaxQueryChars/2)
+		r.notes = append(r.notes, fmt.Sprintf("the query's %d characters were cut to its first and last %d (a task's question line and a traceback's error line are kept)", n, MaxQueryChars/2))
 	}
 	if r.library, err = a.str("library", 200); err != nil {
 		return r, err

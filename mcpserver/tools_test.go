@@ -159,7 +159,7 @@ func TestSearch_BadInputsAreToolErrors(t *testing.T) {
 		{"MissingQuery", map[string]any{}, "query is required"},
 		{"QueryNotString", map[string]any{"query": 42.0 + 0.5}, "query must be a string"},
 		{"QueryObject", map[string]any{"query": map[string]any{"a": 1}}, "query must be a string"},
-		{"HugeQuery", map[string]any{"query": strings.Repeat("numpy ", 2000)}, "the limit is 2000"},
+		{"HugeQuery", map[string]any{"query": strings.Repeat("numpy ", 3000)}, "the limit is 16384"},
 		{"UnknownComponent", map[string]any{"query": "x", "components": []string{"S", "Z"}}, `unknown component "Z"`},
 		{"ComponentsNotList", map[string]any{"query": "x", "components": 3}, "components must be an array of strings"},
 		{"KNotInteger", map[string]any{"query": "x", "k": "many"}, "k must be an integer"},
@@ -566,4 +566,23 @@ func TestServer_IndexFailsToOpen(t *testing.T) {
 	defer s.Close()
 	c := inProcess(t, s)
 	wantError(t, call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack"}), "could not be opened")
+}
+
+// A pasted traceback longer than MaxQueryChars is cut, not refused: its
+// middle goes, its error line (which names the API) stays, and the answer
+// says so.
+func TestSearch_LongPasteIsCut(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	frame := "  File \"/home/u/project/analysis/step.py\", line 42, in run\n    out = transform(frames, config)\n"
+	q := "Traceback (most recent call last):\n" + strings.Repeat(frame, 40) + "AttributeError: use numpy.unstack instead"
+	if len(q) <= mcpserver.MaxQueryChars {
+		t.Fatalf("test query is only %d characters", len(q))
+	}
+	out, txt := search(t, c, map[string]any{"query": q})
+	if len(out.Results) == 0 || out.Results[0].APIName != "numpy.unstack" {
+		t.Errorf("first result %+v; want numpy.unstack, named on the error line", out.Results)
+	}
+	if !strings.Contains(txt, "were cut to its first and last 1000") {
+		t.Errorf("the answer does not say the query was cut:\n%s", txt)
+	}
 }
