@@ -131,6 +131,9 @@ type Provenance struct {
 	Signature string `json:"signature,omitempty"`
 	// Aliases lists every other import path of the same object.
 	Aliases []string `json:"aliases,omitempty"`
+	// Replaces lists deprecated APIs of the same release that name this one
+	// as their replacement (Extra.Replaces of the candidate).
+	Replaces []string `json:"replaces,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",
 	// ...): "" means protocol-compatible.
 	Extension string `json:"extension,omitempty"`

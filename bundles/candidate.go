@@ -58,6 +58,11 @@ type Extra struct {
 	// Extension marks entries the published protocol would not list
 	// ("method", ...); "" means protocol-compatible (novelapi).
 	Extension string `json:"extension,omitempty"`
+	// Replaces lists the import paths of older APIs of the new release
+	// whose docstrings say they are deprecated in favour of this one
+	// ("numpy.trapz": "Please use `trapezoid` instead"), so that a user
+	// who remembers the old name finds the new API (novelapi; Diff).
+	Replaces []string `json:"replaces,omitempty"`
 
 	// Other holds keys not listed above, verbatim.
 	Other map[string]json.RawMessage `json:"-"`

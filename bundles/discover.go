@@ -38,6 +38,11 @@ type DiscoverConfig struct {
 	Logger *slog.Logger
 }
 
+// DiffRules versions the rules of [Diff] whose output a saved candidates
+// file depends on, so that pipelines rediscover when they change: 2 added
+// Extra.Replaces (deprecated old names linked to their novel replacements).
+const DiffRules = 2
+
 // DiffOptions tunes [Diff].
 type DiffOptions struct {
 	// ProtocolOnly drops novelapi's extension APIs (methods of classes), so
@@ -293,6 +298,7 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 	}
 	out = camelCaseCap(out, &sum)
 	slices.SortFunc(out, func(a, b Candidate) int { return strings.Compare(a.APIName, b.APIName) })
+	linkReplacements(new, out)
 	for _, c := range out {
 		if c.Extra.Other["dropped_by"] != nil {
 			continue
@@ -697,4 +703,71 @@ func SelectCandidates(cs []Candidate, names []string) ([]Candidate, error) {
 		return out, fmt.Errorf("no candidate named %s", strings.Join(missing, ", "))
 	}
 	return out, nil
+}
+
+// replacementRE finds the name a deprecation notice points to: the first
+// identifier after "use" ("Please use `trapezoid` instead", "Use
+// DataFrame.map instead", "Use :func:`isin` instead of `in1d`").
+var replacementRE = regexp.MustCompile("(?i)\\buse\\s+(?::[a-z]+:)?`?([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_])`?")
+
+// deprecationText returns the part of doc that says the API is deprecated
+// (its summary paragraph or its preamble with a ".. deprecated::"
+// directive), or "".
+func deprecationText(doc string) string {
+	if p := firstParagraph(doc); deprecatedRE.MatchString(p) {
+		return p + "\n" + preamble(doc)
+	}
+	if p := preamble(doc); strings.Contains(p, ".. deprecated::") {
+		return p[strings.Index(p, ".. deprecated::"):]
+	}
+	return ""
+}
+
+// linkReplacements records in Extra.Replaces of the kept candidates in out
+// (sorted by api_name) the import paths of the entries of new whose
+// docstrings say they are deprecated and name that candidate as the
+// replacement, when the name resolves to exactly one candidate: its api_name
+// or an alias, or a dotted suffix of one ("trapezoid" → numpy.trapezoid,
+// "DataFrame.map" → pandas.DataFrame.map).
+func linkReplacements(new *Surface, out []Candidate) {
+	bySuffix := map[string][]int{}
+	for i := range out {
+		if out[i].Extra.Other["dropped_by"] != nil {
+			continue
+		}
+		for _, n := range append([]string{out[i].APIName}, out[i].Extra.Aliases...) {
+			segs := strings.Split(n, ".")
+			for j := range segs {
+				k := strings.Join(segs[j:], ".")
+				if !slices.Contains(bySuffix[k], i) {
+					bySuffix[k] = append(bySuffix[k], i)
+				}
+			}
+		}
+	}
+	for i := range new.Entries {
+		e := &new.Entries[i]
+		if e.Docstring == nil || len(bySuffix[e.APIName]) > 0 {
+			continue // no docstring, or itself a candidate
+		}
+		text := deprecationText(*e.Docstring)
+		m := replacementRE.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		if first, rest, ok := strings.Cut(name, "."); ok && (first == "np" || first == "pd") {
+			name = map[string]string{"np": "numpy", "pd": "pandas"}[first] + "." + rest
+		}
+		ks := bySuffix[name]
+		if len(ks) != 1 || out[ks[0]].APIName == e.APIName {
+			continue
+		}
+		c := &out[ks[0]]
+		for _, p := range append([]string{e.APIName}, e.Paths...) {
+			if !slices.Contains(c.Extra.Replaces, p) {
+				c.Extra.Replaces = append(c.Extra.Replaces, p)
+			}
+		}
+	}
 }

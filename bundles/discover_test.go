@@ -2,6 +2,7 @@ package bundles_test
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -197,5 +198,47 @@ func TestSimilarity(t *testing.T) {
 		if got := bundles.Similarity(tt.a, tt.b); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("Similarity(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// A deprecated API of the new release that names a novel API as its
+// replacement is recorded on it (Extra.Replaces), with its import paths;
+// a notice naming no candidate, or a name several candidates share, links
+// nothing.
+func TestDiff_Replaces(t *testing.T) {
+	withDoc := func(e bundles.SurfaceEntry, doc string) bundles.SurfaceEntry {
+		e.Docstring = sp(doc)
+		return e
+	}
+	trapz := withDoc(entry("pkg.trapz"), "Integrate along the given axis.\n\n.. deprecated:: 2.0\n    `trapz` is deprecated. Please use `trapezoid` instead, or `pkg.integrate`.\n\nParameters\n----------\ny : array")
+	trapz.Paths = []string{"pkg.trapz", "pkg.lib.trapz"}
+	old := &bundles.Surface{Library: "pkg", Version: "1.0", Entries: []bundles.SurfaceEntry{
+		trapz, entry("pkg.Frame.applymap"), entry("pkg.in1d"), entry("pkg.old_thing"), entry("pkg.Frame.agg"),
+	}}
+	new := &bundles.Surface{Library: "pkg", Version: "2.0", Entries: []bundles.SurfaceEntry{
+		trapz,
+		entry("pkg.trapezoid"),
+		withDoc(entry("pkg.Frame.applymap"), "Apply a function elementwise.\n\n.. deprecated:: 2.1.0\n   Frame.applymap has been deprecated. Use Frame.map instead.\n"),
+		entry("pkg.Frame.map"),
+		withDoc(entry("pkg.in1d"), "Test membership.\n\n.. deprecated:: 2.0\n    Use :func:`isin` instead of `in1d` for new code.\n"),
+		entry("pkg.isin"),
+		withDoc(entry("pkg.old_thing"), "Old thing, deprecated; use the new keyword instead of this flag."),
+		withDoc(entry("pkg.Frame.agg"), "Aggregate (deprecated). Use `apply` instead."),
+		entry("pkg.Frame.apply"), entry("pkg.Other.apply"),
+	}}
+	cands, _ := bundles.Diff(old, new, "pkg", "", bundles.DiffOptions{})
+	got := map[string][]string{}
+	for _, c := range cands {
+		if len(c.Extra.Replaces) > 0 {
+			got[c.APIName] = c.Extra.Replaces
+		}
+	}
+	want := map[string][]string{
+		"pkg.trapezoid": {"pkg.trapz", "pkg.lib.trapz"},
+		"pkg.Frame.map": {"pkg.Frame.applymap"},
+		"pkg.isin":      {"pkg.in1d"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("replaces = %v; want %v", got, want)
 	}
 }

@@ -475,7 +475,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	}
 	p := &Provenance{
 		Library: c.Library, Version: c.NewVersion, Suite: cfg.Env.Manifest.Suite, Environment: cfg.Env.Name,
-		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Extension: c.Extra.Extension,
+		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Replaces: c.Extra.Replaces, Extension: c.Extra.Extension,
 		Components: comps,
 	}
 	if c.OldVersion != nil {

@@ -294,6 +294,11 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 			ix.comps[key] = append(ix.comps[key], u.Component)
 		}
 		ix.names.add(key, b.Names())
+		if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
+			// A deprecated old name ("numpy.trapz", "trapz(") names its
+			// replacement.
+			ix.names.add(key, b.Provenance.Replaces)
+		}
 		if d := definingName(b); d != "" {
 			ix.names.addFull(key, d)
 		}

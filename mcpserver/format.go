@@ -274,6 +274,12 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		}
 		fmt.Fprintf(&sb, "valid import paths: %s\n", line)
 	}
+	if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
+		// The deprecated names a user may remember (numpy.trapz for
+		// numpy.trapezoid): say the new API is the one to call.
+		r := b.Provenance.Replaces
+		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(r[:min(len(r), maxImportPaths)], ", "))
+	}
 	if line := provenanceOf(b).line(); line != "" {
 		fmt.Fprintf(&sb, "provenance: %s\n", line)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
 )
 
 // Each library gets only the --new-if-moved-from prefixes under its name.
@@ -19,23 +21,27 @@ func TestPrefixesOf(t *testing.T) {
 	}
 }
 
-// Candidates discovered with other options are discovered again; a
-// candidates file without recorded options was made with the protocol's
-// rules, so a rerun with the defaults reuses it.
+// Candidates discovered with other options or older discovery rules are
+// discovered again; a candidates file without recorded options predates
+// the rules' record (rules 0).
 func TestDiscoverOptionsDiffer(t *testing.T) {
 	cands := filepath.Join(t.TempDir(), "numpy.jsonl")
-	ext := discoverOptions{NewIfMovedFrom: []string{"numpy.array_api"}}
+	def := discoverOptions{Rules: bundles.DiffRules}
+	ext := discoverOptions{Rules: bundles.DiffRules, NewIfMovedFrom: []string{"numpy.array_api"}}
 	if why := ext.differ(cands); why != "" {
 		t.Errorf("no candidates yet: differ = %q; want \"\"", why)
 	}
 	if err := os.WriteFile(cands, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if why := (discoverOptions{}).differ(cands); why != "" {
-		t.Errorf("unrecorded options vs the defaults: differ = %q; want \"\"", why)
+	if why := def.differ(cands); !strings.Contains(why, "rules 0 → 2") {
+		t.Errorf("unrecorded options vs the defaults: differ = %q; want the rules change named", why)
+	}
+	if err := def.write(cands); err != nil {
+		t.Fatal(err)
 	}
 	if why := ext.differ(cands); !strings.Contains(why, "numpy.array_api") {
-		t.Errorf("unrecorded options vs %v: differ = %q; want the change named", ext, why)
+		t.Errorf("the defaults recorded vs %v: differ = %q; want the change named", ext, why)
 	}
 	if err := ext.write(cands); err != nil {
 		t.Fatal(err)
@@ -43,7 +49,7 @@ func TestDiscoverOptionsDiffer(t *testing.T) {
 	if why := ext.differ(cands); why != "" {
 		t.Errorf("same options: differ = %q; want \"\"", why)
 	}
-	if why := (discoverOptions{}).differ(cands); why == "" {
+	if why := def.differ(cands); why == "" {
 		t.Error("recorded extension vs the defaults: differ = \"\"; want a reason")
 	}
 }

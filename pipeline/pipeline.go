@@ -173,7 +173,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		ls.OldVersion, ls.NewVersion = oldEnv.Manifest.Versions[lib], newEnv.Manifest.Versions[lib]
 		candPath := filepath.Join(p.Candidates, lib+".jsonl")
 		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
-		dopts := discoverOptions{NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
+		dopts := discoverOptions{Rules: bundles.DiffRules, NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
 		readPath := candPath
 		if why := dopts.differ(candPath); why != "" {
 			// Extraction appends to the bundles file, so the APIs of the
@@ -373,9 +373,10 @@ func mark(stages map[string]string, name string, built bool) {
 
 // discoverOptions are the Stage 1 options recorded beside a library's
 // candidates (LIB.jsonl.options.json), so that a rerun with other options
-// discovers again instead of reusing them. A candidates file without one was
-// discovered with the zero value (the protocol's rules).
+// or discovery rules discovers again instead of reusing them. A candidates
+// file without one was discovered before the rules were recorded (rules 0).
 type discoverOptions struct {
+	Rules          int      `json:"rules"` // bundles.DiffRules of the discovery; 0 before it was recorded
 	NewIfMovedFrom []string `json:"new_if_moved_from,omitempty"`
 }
 
@@ -397,6 +398,9 @@ func (o discoverOptions) differ(cands string) string {
 		if err := json.Unmarshal(data, &got); err != nil {
 			return fmt.Sprintf("%s: %v", discoverOptionsPath(cands), err)
 		}
+	}
+	if got.Rules != o.Rules {
+		return fmt.Sprintf("discovery rules %d → %d", got.Rules, o.Rules)
 	}
 	if !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom) {
 		return fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
