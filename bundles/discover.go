@@ -708,7 +708,7 @@ func SelectCandidates(cs []Candidate, names []string) ([]Candidate, error) {
 // replacementRE finds the name a deprecation notice points to: the first
 // identifier after "use" ("Please use `trapezoid` instead", "Use
 // DataFrame.map instead", "Use :func:`isin` instead of `in1d`").
-var replacementRE = regexp.MustCompile("(?i)\\buse\\s+(?::[a-z]+:)?`?([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_])`?")
+var replacementRE = regexp.MustCompile("(?i)\\buse\\s+(?::[a-z]+:)?`*([A-Za-z_][A-Za-z0-9_./]*[A-Za-z0-9_])")
 
 // deprecationText returns the part of doc that says the API is deprecated
 // (its summary paragraph or its preamble with a ".. deprecated::"
@@ -756,6 +756,9 @@ func linkReplacements(new *Surface, out []Candidate) {
 			continue
 		}
 		name := m[1]
+		if strings.Contains(name, "/") {
+			continue // "use Series/DataFrame.bfill": which one is not said
+		}
 		if first, rest, ok := strings.Cut(name, "."); ok && (first == "np" || first == "pd") {
 			name = map[string]string{"np": "numpy", "pd": "pandas"}[first] + "." + rest
 		}

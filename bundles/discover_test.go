@@ -213,7 +213,7 @@ func TestDiff_Replaces(t *testing.T) {
 	trapz := withDoc(entry("pkg.trapz"), "Integrate along the given axis.\n\n.. deprecated:: 2.0\n    `trapz` is deprecated. Please use `trapezoid` instead, or `pkg.integrate`.\n\nParameters\n----------\ny : array")
 	trapz.Paths = []string{"pkg.trapz", "pkg.lib.trapz"}
 	old := &bundles.Surface{Library: "pkg", Version: "1.0", Entries: []bundles.SurfaceEntry{
-		trapz, entry("pkg.Frame.applymap"), entry("pkg.in1d"), entry("pkg.old_thing"), entry("pkg.Frame.agg"),
+		trapz, entry("pkg.Frame.applymap"), entry("pkg.in1d"), entry("pkg.old_thing"), entry("pkg.Frame.agg"), entry("pkg.Frame.pad"),
 	}}
 	new := &bundles.Surface{Library: "pkg", Version: "2.0", Entries: []bundles.SurfaceEntry{
 		trapz,
@@ -225,6 +225,8 @@ func TestDiff_Replaces(t *testing.T) {
 		withDoc(entry("pkg.old_thing"), "Old thing, deprecated; use the new keyword instead of this flag."),
 		withDoc(entry("pkg.Frame.agg"), "Aggregate (deprecated). Use `apply` instead."),
 		entry("pkg.Frame.apply"), entry("pkg.Other.apply"),
+		withDoc(entry("pkg.Frame.pad"), "Fill forward.\n\n.. deprecated:: 2.0\n    Series/Frame.pad is deprecated. Use Series/Frame.ffill instead.\n"),
+		entry("pkg.Series"), entry("pkg.Frame.ffill"),
 	}}
 	cands, _ := bundles.Diff(old, new, "pkg", "", bundles.DiffOptions{})
 	got := map[string][]string{}

@@ -277,7 +277,10 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
 		// The deprecated names a user may remember (numpy.trapz for
 		// numpy.trapezoid): say the new API is the one to call.
-		r := b.Provenance.Replaces
+		r := index.PublicImports(b.Provenance.Replaces)
+		if len(r) == 0 {
+			r = b.Provenance.Replaces
+		}
 		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(r[:min(len(r), maxImportPaths)], ", "))
 	}
 	if line := provenanceOf(b).line(); line != "" {
