@@ -40,8 +40,10 @@ type DiscoverConfig struct {
 
 // DiffRules versions the rules of [Diff] whose output a saved candidates
 // file depends on, so that pipelines rediscover when they change: 2 added
-// Extra.Replaces (deprecated old names linked to their novel replacements).
-const DiffRules = 2
+// Extra.Replaces (deprecated old names linked to their novel replacements),
+// 3 stopped reading "use Series/DataFrame.bfill" as a replacement named
+// Series.
+const DiffRules = 3
 
 // DiffOptions tunes [Diff].
 type DiffOptions struct {

@@ -34,7 +34,7 @@ func TestDiscoverOptionsDiffer(t *testing.T) {
 	if err := os.WriteFile(cands, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if why := def.differ(cands); !strings.Contains(why, "rules 0 → 2") {
+	if why := def.differ(cands); !strings.Contains(why, "rules 0 → 3") {
 		t.Errorf("unrecorded options vs the defaults: differ = %q; want the rules change named", why)
 	}
 	if err := def.write(cands); err != nil {
