@@ -1,6 +1,7 @@
 package index
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -162,6 +163,7 @@ func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 // such a call is usually the context of the question (the object whose
 // method is asked for); the legs still see its words.
 func (t *nameTable) lookup(query string) []string {
+	query = attributeErrorNames(query)
 	toks := identTokenizer{}.Tokenize([]byte(query))
 	defined := definedNames(toks, query)
 	var keys []string
@@ -246,4 +248,24 @@ func isMethodKey(key string) bool {
 	}
 	owner := segs[len(segs)-2]
 	return owner != "" && unicode.IsUpper(rune(owner[0]))
+}
+
+// attributeErrorRE matches Python's AttributeError messages: "module
+// 'numpy' has no attribute 'trapz'" and "'DataFrame' object has no
+// attribute 'applymap'".
+var attributeErrorRE = regexp.MustCompile(`(?:module '([\w.]+)'|'(\w+)' object) has no attribute '(\w+)'`)
+
+// attributeErrorNames appends to query, for each AttributeError message in
+// it, the dotted name it is about ("numpy.trapz", "DataFrame.applymap"),
+// so that the exact-name rule reads a pasted error like the name itself.
+func attributeErrorNames(query string) string {
+	ms := attributeErrorRE.FindAllStringSubmatch(query, -1)
+	for _, m := range ms {
+		owner := m[1]
+		if owner == "" {
+			owner = m[2]
+		}
+		query += " " + owner + "." + m[3]
+	}
+	return query
 }

@@ -54,6 +54,10 @@ func TestNameTable_Lookup(t *testing.T) {
 		{"use unstack() on the result", []string{"numpy.unstack@2"}},
 		{"unique", []string{"pandas.api.typing.SeriesGroupBy.unique@2"}},
 		{"call case_when( on it", []string{"pandas.Series.case_when@2"}},
+		// A pasted AttributeError names the attribute it is about.
+		{"AttributeError: module 'numpy' has no attribute 'unstack'", []string{"numpy.unstack@2"}},
+		{"AttributeError: 'DataFrame' object has no attribute 'groupby'", []string{"pandas.DataFrame.groupby@2"}},
+		{"AttributeError: 'list' object has no attribute 'groupby'", nil},
 	} {
 		if got := nt.lookup(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("lookup(%q) = %v, want %v", tc.query, got, tc.want)
