@@ -1,11 +1,13 @@
 package mcpserver_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
@@ -144,4 +146,33 @@ func getAPIArgs(name, library string) map[string]any {
 		args["library"] = library
 	}
 	return args
+}
+
+// A deprecated name the bundle records as replaced (Provenance.Replaces)
+// leads get_api and search_apis to the new API, whose header says what it
+// replaces.
+func TestGetAPI_DeprecatedNameLeadsToReplacement(t *testing.T) {
+	bs, _, err := bundles.ReadBundles(ambiguousBundles, bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bs {
+		if bs[i].APIName == "pandas.DataFrame.map" {
+			bs[i].Provenance.Replaces = []string{"pandas.core.frame.DataFrame.applymap", "pandas.DataFrame.applymap"}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bundles.jsonl")
+	if err := bundles.WriteBundles(path, bs); err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, serverOver(t, path, mcpserver.Config{}))
+	res := call(t, c, "get_api", getAPIArgs("pd.DataFrame.applymap", ""))
+	wantOK(t, res)
+	if txt := text(res); !strings.Contains(txt, "API: pandas.DataFrame.map") || !strings.Contains(txt, "replaces (deprecated in this release): pandas.DataFrame.applymap") {
+		t.Errorf("get_api(pd.DataFrame.applymap):\n%s\nwant pandas.DataFrame.map with its replaces line", txt)
+	}
+	out, _ := search(t, c, map[string]any{"query": "AttributeError: 'DataFrame' object has no attribute 'applymap'"})
+	if len(out.Results) == 0 || out.Results[0].APIName != "pandas.DataFrame.map" {
+		t.Errorf("search for the AttributeError: %+v; want pandas.DataFrame.map first", out.Results)
+	}
 }
