@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -464,6 +465,11 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	if sp == nil {
 		sp = []Parameter{}
 	}
+	for i := range sp {
+		sp[i].Default = stripAddresses(sp[i].Default)
+	}
+	r.Signature = stripAddresses(r.Signature)
+	c.Extra.OldSignature = stripAddresses(c.Extra.OldSignature)
 	b := &Bundle{
 		APIName: c.APIName, Library: c.Library, Domain: c.Domain, SName: c.APIName,
 		SParam: sp, ReturnType: r.Return, Examples: served, Mechanism: mech,
@@ -512,4 +518,21 @@ func LLMMechanism(client *llm.Client) MechanismWriter {
 		}
 		return resp.Texts[0], "llm:" + cmp.Or(resp.Model, client.Model()), nil
 	}
+}
+
+// addressRE matches the memory address in CPython's default repr
+// ("<_thread._local object at 0x7f3a2c1b9e40>"), which differs from one
+// interpreter run to the next.
+var addressRE = regexp.MustCompile(` at 0x[0-9a-fA-F]+>`)
+
+// stripAddresses returns s with the addresses of default reprs removed
+// ("<_thread._local object>"), so that two extractions of one release
+// write the same bundle; nil stays nil. They made 12 of 937 bundles differ
+// between two runs and moved the LSA fit fitted on them (docs/retrieval.md).
+func stripAddresses(s *string) *string {
+	if s == nil || !strings.Contains(*s, " at 0x") {
+		return s
+	}
+	v := addressRE.ReplaceAllString(*s, ">")
+	return &v
 }
