@@ -761,10 +761,7 @@ func linkReplacements(new *Surface, out []Candidate) {
 		if strings.Contains(name, "/") {
 			continue // "use Series/DataFrame.bfill": which one is not said
 		}
-		if first, rest, ok := strings.Cut(name, "."); ok && (first == "np" || first == "pd") {
-			name = map[string]string{"np": "numpy", "pd": "pandas"}[first] + "." + rest
-		}
-		ks := bySuffix[name]
+		ks := bySuffix[ExpandAlias(name)]
 		if len(ks) != 1 || out[ks[0]].APIName == e.APIName {
 			continue
 		}

@@ -89,10 +89,12 @@ func definingName(b *bundles.Bundle) string {
 	return name
 }
 
-// identShaped reports whether a query token is written like a code
+// IdentShaped reports whether a query token is written like a code
 // identifier rather than an English word: it has a dot or underscore, a
-// lower-to-upper case change, or is followed by "(" or wrapped in backticks.
-func identShaped(tok string, before, after byte) bool {
+// lower-to-upper case change, or is followed by "(" (after) or wrapped in
+// backticks (before, the byte before it). The exact-name rule and the MCP
+// server's note on unknown names both read names this way.
+func IdentShaped(tok string, before, after byte) bool {
 	if strings.ContainsAny(tok, "._") || after == '(' || before == '`' {
 		return true
 	}
@@ -105,10 +107,6 @@ func identShaped(tok string, before, after byte) bool {
 	}
 	return false
 }
-
-// libraryPrefixes maps the conventional import aliases of the indexed
-// libraries to their names ("import numpy as np", "import pandas as pd").
-var libraryPrefixes = map[string]string{"np": "numpy", "pd": "pandas", "sp": "scipy"}
 
 // pythonBuiltins are names a bare call in a query most likely means as the
 // Python builtin ("len(", "map(", "sum(") rather than an API leaf.
@@ -175,9 +173,7 @@ func (t *nameTable) lookup(query string) []string {
 	single := len(toks) == 1
 	for _, tok := range toks {
 		s := strings.ToLower(string(tok.Term))
-		if first, rest, ok := strings.Cut(s, "."); ok && libraryPrefixes[first] != "" {
-			s = libraryPrefixes[first] + "." + rest
-		}
+		s = bundles.ExpandAlias(s)
 		if ks, ok := t.full[s]; ok {
 			add(ks)
 			continue
@@ -192,7 +188,7 @@ func (t *nameTable) lookup(query string) []string {
 		if tok.End < len(query) {
 			after = query[tok.End]
 		}
-		if !single && !identShaped(string(tok.Term), before, after) {
+		if !single && !IdentShaped(string(tok.Term), before, after) {
 			continue
 		}
 		minSegs := 1
@@ -211,7 +207,7 @@ func (t *nameTable) lookup(query string) []string {
 						// A path that starts with a library names that
 						// library's API: scipy.linalg.svdvals is not
 						// numpy.linalg.svdvals.
-						if dotted && t.libraries[first] && keyLibrary(k) != first {
+						if dotted && t.libraries[first] && strings.ToLower(bundles.TopLevel(k)) != first {
 							continue
 						}
 						if bareCall && isMethodKey(k) {
@@ -230,12 +226,6 @@ func (t *nameTable) lookup(query string) []string {
 		}
 	}
 	return keys
-}
-
-// keyLibrary returns the lowercased first segment of the API at key.
-func keyLibrary(key string) string {
-	lib, _, _ := strings.Cut(key, ".")
-	return strings.ToLower(lib)
 }
 
 // isMethodKey reports whether the API at key is a method: the segment

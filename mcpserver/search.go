@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -351,22 +350,18 @@ func suggestionPool(cat *catalog, library string) []string {
 // name is the query without its decoration.
 func nameQuery(query string) (name string, ok bool) {
 	q := strings.TrimSpace(query)
-	decorated := strings.HasPrefix(q, "`") || strings.HasSuffix(q, "()")
+	var before, after byte // the decoration, as index.IdentShaped reads it
+	if strings.HasPrefix(q, "`") {
+		before = '`'
+	}
+	if strings.HasSuffix(q, "()") {
+		after = '('
+	}
 	name = strings.TrimSuffix(strings.Trim(q, "`"), "()")
-	if !identifier.MatchString(name) {
+	if !identifier.MatchString(name) || !index.IdentShaped(name, before, after) {
 		return "", false
 	}
-	if decorated || strings.ContainsAny(name, "._") {
-		return name, true
-	}
-	prevLower := false
-	for _, r := range name {
-		if unicode.IsUpper(r) && prevLower {
-			return name, true
-		}
-		prevLower = unicode.IsLower(r)
-	}
-	return "", false
+	return name, true
 }
 
 // unnamedNote is the one-line note for a name query that no indexed API
