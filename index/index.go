@@ -635,16 +635,13 @@ func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates
 			}
 			vh := ix.vec.searchFlat(qv[0], f, n)
 			ids := make([]string, len(vh))
+			sims := make([]float32, len(vh))
 			sim := make(map[string]float32, len(vh))
 			for i, h := range vh {
-				ids[i] = h.ID
+				ids[i], sims[i] = h.ID, h.Similarity
 				if key, _ := unitKey(h.ID); h.Similarity > sim[key] {
 					sim[key] = h.Similarity
 				}
-			}
-			sims := make([]float32, len(vh))
-			for i, h := range vh {
-				sims[i] = h.Similarity
 			}
 			vecc <- legResult{ids: ids, sims: sims, sim: sim}
 		}
