@@ -106,24 +106,12 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		}
 		version = pinned
 	}
-	b, via := lookupAPI(st, cat, name, library)
+	b, via, msg, err := resolveAPI(ctx, st, cat, "get_api", name, library)
+	if err != nil {
+		return nil, err
+	}
 	if b == nil {
-		names, err := exactNames(ctx, st, cat, name, library)
-		if err != nil {
-			return nil, fmt.Errorf("get_api: look up %q: %w", name, err)
-		}
-		switch len(names) {
-		case 0:
-			return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
-		case 1:
-			var ok bool
-			if b, ok = st.Bundle(names[0], ""); !ok {
-				return mcp.NewToolResultError(notFound("get_api", cat, name, library)), nil
-			}
-			via = "exact-name"
-		default:
-			return mcp.NewToolResultError(ambiguous("get_api", st, name, library, names)), nil
-		}
+		return mcp.NewToolResultError(msg), nil
 	}
 
 	b, vc, note := atVersion(st, cat, b, version)
@@ -210,6 +198,32 @@ func lookupAPI(st Store, cat *catalog, name, library string) (*bundles.Bundle, s
 		}
 	}
 	return nil, ""
+}
+
+// resolveAPI finds the API name designates: by name or alias (lookupAPI),
+// else by search_apis' exact-name rule (exactNames), which via then says
+// ("exact-name"). b is nil when name designates no API or several, and msg
+// then says so as tool's answer: the nearest names (notFound) or the
+// candidates' handles (ambiguous). err is set only when the lookup itself
+// failed.
+func resolveAPI(ctx context.Context, st Store, cat *catalog, tool, name, library string) (b *bundles.Bundle, via, msg string, err error) {
+	if b, via = lookupAPI(st, cat, name, library); b != nil {
+		return b, via, "", nil
+	}
+	names, err := exactNames(ctx, st, cat, name, library)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%s: look up %q: %w", tool, name, err)
+	}
+	switch len(names) {
+	case 0:
+	case 1:
+		if b, ok := st.Bundle(names[0], ""); ok {
+			return b, "exact-name", "", nil
+		}
+	default:
+		return nil, "", ambiguous(tool, st, name, library, names), nil
+	}
+	return nil, "", notFound(tool, cat, name, library), nil
 }
 
 // identifier matches a dotted Python name ("numpy.unstack", "DataFrame.map",

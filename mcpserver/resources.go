@@ -84,23 +84,11 @@ func resolveAPIURI(ctx context.Context, st Store, cat *catalog, uri string) (b *
 	if err := checkVersion("resources/read", version); err != nil {
 		return nil, "", err.Error(), nil
 	}
-	if b, _ = lookupAPI(st, cat, name, ""); b != nil {
-		return b, version, "", nil
+	b, _, msg, err = resolveAPI(ctx, st, cat, "resources/read", name, "")
+	if b == nil {
+		return nil, "", msg, err
 	}
-	names, err := exactNames(ctx, st, cat, name, "")
-	if err != nil {
-		return nil, "", "", fmt.Errorf("resources/read: look up %q: %w", name, err)
-	}
-	switch len(names) {
-	case 0:
-	case 1:
-		if b, ok := st.Bundle(names[0], ""); ok {
-			return b, version, "", nil
-		}
-	default:
-		return nil, "", ambiguous("resources/read", st, name, "", names), nil
-	}
-	return nil, "", notFound("resources/read", cat, name, ""), nil
+	return b, version, "", nil
 }
 
 // notFoundScheme prefixes the URI a resources/read request is rewritten to
