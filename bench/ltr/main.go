@@ -28,6 +28,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/novelapi/novelapi/bench/internal/querysets"
 	"github.com/novelapi/novelapi/index"
 )
 
@@ -154,14 +155,9 @@ func collect(dir, tasks string, sets []string) ([]query, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("--index is required")
 	}
-	if len(sets) == 0 {
-		var err error
-		if sets, err = filepath.Glob("bench/queries/nl*.jsonl"); err != nil {
-			return nil, err
-		}
-	}
-	if tasks != "" {
-		sets = append(sets, tasks)
+	sets, err := querysets.Files(sets, tasks)
+	if err != nil {
+		return nil, err
 	}
 	ix, err := index.Open(dir, index.OpenOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

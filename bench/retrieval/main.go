@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/novelapi/novelapi/bench/internal/querysets"
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
 )
@@ -40,14 +41,9 @@ func run(dir, tasks string, sets []string) error {
 	if dir == "" {
 		return fmt.Errorf("--index is required")
 	}
-	if len(sets) == 0 {
-		var err error
-		if sets, err = filepath.Glob("bench/queries/nl*.jsonl"); err != nil {
-			return err
-		}
-	}
-	if tasks != "" {
-		sets = append(sets, tasks)
+	sets, err := querysets.Files(sets, tasks)
+	if err != nil {
+		return err
 	}
 	ix, err := index.Open(dir, index.OpenOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
