@@ -1,7 +1,8 @@
 // Command ltr fits the linear ranker of index/ranker.go on query sets and
 // checks it by leave-one-set-out cross-validation: for each set, the
 // ranker fitted on the other sets ranks that set's queries, and hit@1 /
-// hit@5 / MRR are printed beside those of the hand-tuned re-ranking. The
+// hit@5 / MRR are printed beside those of the index's current ranking
+// (Search, in sample for the sets its weights were fitted on). The
 // fit is a pairwise logistic loss (RankNet: Burges et al., "Learning to
 // rank using gradient descent", ICML 2005) over the target and each other
 // candidate of a query, L2-regularised, minimised with L-BFGS (gonum).
@@ -36,7 +37,7 @@ import (
 type query struct {
 	Set      string      `json:"set"`
 	Target   int         `json:"target"`   // index in X, -1 when not among the candidates
-	Baseline int         `json:"baseline"` // rank under the hand-tuned re-ranking, 0 beyond MaxK
+	Baseline int         `json:"baseline"` // rank under the index's current ranking (Search), 0 beyond MaxK
 	Exact    []bool      `json:"exact"`
 	X        [][]float64 `json:"x"`
 }
@@ -100,7 +101,7 @@ func run(dir, tasks, cache string, l2 float64, without string, sets []string) er
 		}
 		bySet[q.Set] = append(bySet[q.Set], q)
 	}
-	fmt.Printf("%-22s %4s | %-20s | %-20s\n", "held-out set", "n", "hand-tuned h@1 h@5 MRR", "learned h@1 h@5 MRR")
+	fmt.Printf("%-22s %4s | %-20s | %-20s\n", "held-out set", "n", "current h@1 h@5 MRR", "learned h@1 h@5 MRR")
 	var poolB, poolL [3]float64
 	poolN := 0
 	for _, s := range setNames {
@@ -229,9 +230,9 @@ func order(q query, w []float64) []int {
 	return idx
 }
 
-// score returns hit@1, hit@5 and MRR of qs: the hand-tuned ranks when w
+// score returns hit@1, hit@5 and MRR of qs: the current ranks when w
 // is nil, else those of the learned order (a target beyond the candidates
-// keeps its hand-tuned rank when that is past them).
+// keeps its current rank when that is past them).
 func score(qs []query, w []float64) [3]float64 {
 	var out [3]float64
 	for _, q := range qs {
