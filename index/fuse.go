@@ -55,9 +55,12 @@ type fused struct {
 	key   string
 	score float64
 	comps map[string]bool
-	exact bool
-	bonus float64 // the part of score the exact-name rule added
+	bonus float64 // the part of score the exact-name rule added; 0 unless the query names the API
 }
+
+// exact reports whether the query names the API (the exact-name rule gave
+// it a bonus, which is never 0: exactBonus less a millionth per place).
+func (f *fused) exact() bool { return f.bonus != 0 }
 
 // fuse combines weighted API rankings with reciprocal rank fusion,
 // score(api) = Σ w_leg / (rrfK + rank_leg(api)), and puts the APIs in
@@ -85,7 +88,6 @@ func fuse(rankings []apiRanking, weights []float64, exact []string) []fused {
 	}
 	for i, key := range exact {
 		f := get(key)
-		f.exact = true
 		f.bonus = exactBonus - float64(i)*1e-6
 		f.score += f.bonus
 	}

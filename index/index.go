@@ -586,7 +586,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact,
+			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(),
 		})
 	}
 	return hits, nil

@@ -31,7 +31,7 @@ func TestRerankLibraryHint(t *testing.T) {
 		"numpy.exact@1":           {APIName: "numpy.exact", Library: "numpy"},
 	}, public: map[string]bool{"scipy.stats.skew@1": true, "pandas.DataFrame.skew@2": true, "numpy.exact@1": true}}
 	fs := []fused{
-		{key: "numpy.exact@1", score: exactBonus + 0.1, bonus: exactBonus, exact: true},
+		{key: "numpy.exact@1", score: exactBonus + 0.1, bonus: exactBonus},
 		{key: "scipy.stats.skew@1", score: 0.2},
 		{key: "pandas.DataFrame.skew@2", score: 0.2},
 	}

@@ -143,7 +143,7 @@ func (ix *Index) RankFeatures(ctx context.Context, q Query) ([]RankCandidate, er
 	xs := ix.features(c, q.Text)
 	out := make([]RankCandidate, len(xs))
 	for i := range xs {
-		out[i] = RankCandidate{Exact: c.fs[i].exact, Features: append([]float64(nil), xs[i][:]...)}
+		out[i] = RankCandidate{Exact: c.fs[i].exact(), Features: append([]float64(nil), xs[i][:]...)}
 		if b := ix.byKey[c.fs[i].key]; b != nil {
 			out[i].APIName, out[i].Version = b.APIName, bundleVersion(b)
 		}
