@@ -99,6 +99,13 @@ const (
 	DropCrashed   = "crashed"        // the extraction process died on this API
 )
 
+// ExtractRules versions the rules of [Extract] whose output a saved
+// bundles file depends on, so that pipelines extract again when they
+// change: 2 recorded Provenance.Instances and took templated class
+// docstrings (scipy.stats' *_gen classes) from their instance. 1 is every
+// earlier extraction.
+const ExtractRules = 2
+
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
 	APIName   string      `json:"api_name"`
@@ -107,6 +114,7 @@ type extractResult struct {
 	Signature *string     `json:"signature"`
 	SParam    []Parameter `json:"s_param"`
 	Return    *string     `json:"return_type"`
+	Instances []string    `json:"instances"`
 	Examples  []Example   `json:"examples"`
 	Mechanism struct {
 		Text     string   `json:"text"`
@@ -482,7 +490,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	p := &Provenance{
 		Library: c.Library, Version: c.NewVersion, Suite: cfg.Env.Manifest.Suite, Environment: cfg.Env.Name,
 		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Replaces: c.Extra.Replaces, Extension: c.Extra.Extension,
-		Components: comps,
+		Instances: r.Instances, Components: comps,
 	}
 	if c.OldVersion != nil {
 		p.OldVersion = *c.OldVersion

@@ -101,3 +101,45 @@ func TestExtract_Numpy(t *testing.T) {
 		t.Errorf("resume: %d bundles, summary %+v, err %v; want nothing to do", len(bs), sum, err)
 	}
 }
+
+// A scipy.stats *_gen class records its public instance (Stage 2 rules 2),
+// whose filled docstring gives M without %(name)s templates and an executed
+// example; a method of it records the instance's method; a class without an
+// instance records none.
+func TestExtract_PublicInstances(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	cands := []bundles.Candidate{
+		{APIName: "scipy.stats.distributions.triang_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+		{APIName: "scipy.stats.distributions.irwinhall_gen.fit", Kind: bundles.KindMethod, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+		{APIName: "scipy.stats.CensoredData", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+	}
+	out := filepath.Join(t.TempDir(), "bundles.jsonl")
+	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bundles.Bundle{}
+	for _, b := range bs {
+		got[b.APIName] = b
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d bundles, summary %+v; want 3", len(bs), sum)
+	}
+	tri := got["scipy.stats.distributions.triang_gen"]
+	if in := tri.Provenance.Instances; !slices.Equal(in, []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}) {
+		t.Errorf("triang_gen instances = %v", in)
+	}
+	if m := tri.Mechanism.Text; strings.Contains(m, "%(") || !strings.Contains(m, "up-sloping") {
+		t.Errorf("triang_gen M = %q; want the filled docstring's notes, no templates", m)
+	}
+	if len(tri.Examples) != 1 || tri.Examples[0].Status != bundles.StatusExecuted || !strings.Contains(tri.Examples[0].Code, "from scipy.stats import triang") {
+		t.Errorf("triang_gen examples = %+v; want the instance's executed example", tri.Examples)
+	}
+	if in := got["scipy.stats.distributions.irwinhall_gen.fit"].Provenance.Instances; len(in) == 0 || in[0] != "scipy.stats.irwinhall.fit" {
+		t.Errorf("irwinhall_gen.fit instances = %v; want scipy.stats.irwinhall.fit first", in)
+	}
+	if in := got["scipy.stats.CensoredData"].Provenance.Instances; len(in) != 0 {
+		t.Errorf("CensoredData instances = %v; want none", in)
+	}
+}

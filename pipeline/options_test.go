@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,8 +27,8 @@ func TestPrefixesOf(t *testing.T) {
 // the rules' record (rules 0).
 func TestDiscoverOptionsDiffer(t *testing.T) {
 	cands := filepath.Join(t.TempDir(), "numpy.jsonl")
-	def := discoverOptions{Rules: bundles.DiffRules}
-	ext := discoverOptions{Rules: bundles.DiffRules, NewIfMovedFrom: []string{"numpy.array_api"}}
+	def := stageOptions{Rules: bundles.DiffRules}
+	ext := stageOptions{Rules: bundles.DiffRules, NewIfMovedFrom: []string{"numpy.array_api"}}
 	if why := ext.differ(cands); why != "" {
 		t.Errorf("no candidates yet: differ = %q; want \"\"", why)
 	}
@@ -51,5 +52,35 @@ func TestDiscoverOptionsDiffer(t *testing.T) {
 	}
 	if why := def.differ(cands); why == "" {
 		t.Error("recorded extension vs the defaults: differ = \"\"; want a reason")
+	}
+}
+
+// Bundles extracted under older extraction rules are extracted again; the
+// candidates stay (differ is "").
+func TestExtractRulesDiffer(t *testing.T) {
+	cands := filepath.Join(t.TempDir(), "scipy.jsonl")
+	cur := stageOptions{Rules: bundles.DiffRules, ExtractRules: bundles.ExtractRules}
+	if why := cur.extractDiffers(cands); why != "" {
+		t.Errorf("no candidates yet: extractDiffers = %q; want \"\"", why)
+	}
+	if err := os.WriteFile(cands, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := stageOptions{Rules: bundles.DiffRules}
+	if err := old.write(cands); err != nil {
+		t.Fatal(err)
+	}
+	if why := cur.differ(cands); why != "" {
+		t.Errorf("same discovery: differ = %q; want \"\"", why)
+	}
+	want := fmt.Sprintf("extraction rules 0 → %d", bundles.ExtractRules)
+	if why := cur.extractDiffers(cands); why != want {
+		t.Errorf("bundles of rules 0: extractDiffers = %q; want %q", why, want)
+	}
+	if err := cur.write(cands); err != nil {
+		t.Fatal(err)
+	}
+	if why := cur.extractDiffers(cands); why != "" {
+		t.Errorf("same rules: extractDiffers = %q; want \"\"", why)
 	}
 }

@@ -173,17 +173,31 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		ls.OldVersion, ls.NewVersion = oldEnv.Manifest.Versions[lib], newEnv.Manifest.Versions[lib]
 		candPath := filepath.Join(p.Candidates, lib+".jsonl")
 		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
-		dopts := discoverOptions{Rules: bundles.DiffRules, NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
+		dopts := stageOptions{Rules: bundles.DiffRules, ExtractRules: bundles.ExtractRules, NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
 		readPath := candPath
-		if why := dopts.differ(candPath); why != "" {
-			// Extraction appends to the bundles file, so the APIs of the
-			// old candidate set go with it.
-			log.Info("discovering again", "library", lib, "why", why)
-			readPath = ""
+		// Extraction appends to the bundles file, so when the candidates
+		// or the extraction rules change, the bundles go.
+		removeBundles := func() error {
 			for _, f := range []string{bundlePath, bundlePath + ".dropped.jsonl"} {
 				if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-					return sum, err
+					return err
 				}
+			}
+			return nil
+		}
+		if why := dopts.differ(candPath); why != "" {
+			log.Info("discovering again", "library", lib, "why", why)
+			readPath = ""
+			if err := removeBundles(); err != nil {
+				return sum, err
+			}
+		} else if why := dopts.extractDiffers(candPath); why != "" {
+			log.Info("extracting again", "library", lib, "why", why)
+			if err := removeBundles(); err != nil {
+				return sum, err
+			}
+			if err := dopts.write(candPath); err != nil {
+				return sum, err
 			}
 		}
 		cands, err := readOr(readPath, func() ([]bundles.Candidate, error) {
@@ -371,50 +385,79 @@ func mark(stages map[string]string, name string, built bool) {
 	}
 }
 
-// discoverOptions are the Stage 1 options recorded beside a library's
-// candidates (LIB.jsonl.options.json), so that a rerun with other options
-// or discovery rules discovers again instead of reusing them. A candidates
-// file without one was discovered before the rules were recorded (rules 0).
-type discoverOptions struct {
-	Rules          int      `json:"rules"` // bundles.DiffRules of the discovery; 0 before it was recorded
+// stageOptions are the Stage 1 and 2 options and rules recorded beside a
+// library's candidates (LIB.jsonl.options.json), so that a rerun with other
+// options or discovery rules discovers again, and one with other
+// extraction rules extracts again, instead of reusing them. A candidates
+// file without one predates the record (rules 0).
+type stageOptions struct {
+	Rules          int      `json:"rules"`                   // bundles.DiffRules of the discovery; 0 before it was recorded
+	ExtractRules   int      `json:"extract_rules,omitempty"` // bundles.ExtractRules of the bundles; 0 before it was recorded
 	NewIfMovedFrom []string `json:"new_if_moved_from,omitempty"`
 }
 
-func discoverOptionsPath(cands string) string { return cands + ".options.json" }
+func stageOptionsPath(cands string) string { return cands + ".options.json" }
 
-// differ says why the candidates at cands, if any, were discovered with
-// other options than o; "" when they were not (or there are none).
-func (o discoverOptions) differ(cands string) string {
+// recorded reads the options recorded beside the candidates at cands. ok
+// is false when there are no candidates; why is set when the record cannot
+// be read (it then counts as differing).
+func recorded(cands string) (got stageOptions, ok bool, why string) {
 	if _, err := os.Stat(cands); err != nil {
-		return ""
+		return got, false, ""
 	}
-	var got discoverOptions
-	data, err := os.ReadFile(discoverOptionsPath(cands))
+	data, err := os.ReadFile(stageOptionsPath(cands))
 	switch {
 	case os.IsNotExist(err):
 	case err != nil:
-		return err.Error()
+		return got, true, err.Error()
 	default:
 		if err := json.Unmarshal(data, &got); err != nil {
-			return fmt.Sprintf("%s: %v", discoverOptionsPath(cands), err)
+			return got, true, fmt.Sprintf("%s: %v", stageOptionsPath(cands), err)
 		}
 	}
-	if got.Rules != o.Rules {
+	return got, true, ""
+}
+
+// differ says why the candidates at cands, if any, were discovered with
+// other options or rules than o; "" when they were not (or there are none).
+func (o stageOptions) differ(cands string) string {
+	got, ok, why := recorded(cands)
+	switch {
+	case !ok:
+		return ""
+	case why != "":
+		return why
+	case got.Rules != o.Rules:
 		return fmt.Sprintf("discovery rules %d → %d", got.Rules, o.Rules)
-	}
-	if !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom) {
+	case !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom):
 		return fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
 	}
 	return ""
 }
 
+// extractDiffers says why the bundles of the candidates at cands were
+// extracted with other rules than o's ExtractRules; "" when they were not
+// (or there are no candidates).
+func (o stageOptions) extractDiffers(cands string) string {
+	got, ok, why := recorded(cands)
+	switch {
+	case !ok:
+		return ""
+	case why != "":
+		return why
+	case got.ExtractRules != o.ExtractRules:
+		return fmt.Sprintf("extraction rules %d → %d", got.ExtractRules, o.ExtractRules)
+	}
+	return ""
+}
+
 // write records o beside the candidates at cands.
-func (o discoverOptions) write(cands string) error {
+func (o stageOptions) write(cands string) error {
 	data, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
 		return err
 	}
-	return sandbox.WriteFileAtomic(discoverOptionsPath(cands), append(data, '\n'), 0o644)
+	return sandbox.WriteFileAtomic(stageOptionsPath(cands), append(data, '\n'), 0o644)
 }
 
 // prefixesOf returns the namespaces of prefixes that lie in library lib

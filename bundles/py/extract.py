@@ -10,7 +10,7 @@ Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
 after each API so a batch killed half-way keeps what it finished:
 
   {"api_name", "ok", "error", "signature", "s_param": [{name, type, default,
-   description, constraints}], "return_type", "examples": [{code, status,
+   description, constraints}], "return_type", "instances", "examples": [{code, status,
    reason, source}], "mechanism": {text, words, sections}, "implementation",
    "implementation_note", "helpers": [...], "docstring_style"}
 
@@ -29,6 +29,7 @@ import sys
 import tempfile
 import textwrap
 import traceback
+import types
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script dir out
@@ -77,6 +78,47 @@ def resolve(api_name):
         else:
             obj = getattr(obj, name)
     return obj, mod, owner if inspect.isclass(owner) else None
+
+
+def public_instances(cls, api_name):
+    """The public names of the one object of type cls in the modules along api_name's path.
+
+    Returns (names, obj), names shortest path first: (["scipy.stats.triang",
+    "scipy.stats.distributions.triang"], triang) for scipy.stats.distributions.triang_gen.
+    Users call such an instance, not its class (scipy.stats distributions). ([], None) when cls
+    is not a class or is the type of no public object, or of more than one (numpy.ufunc is the
+    type of hundreds, and no one of them stands for it).
+    """
+    if not inspect.isclass(cls):
+        return [], None
+    parts = api_name.split(".")
+    names, objs = [], []
+    for i in range(1, len(parts)):
+        modname = ".".join(parts[:i])
+        mod = sys.modules.get(modname)
+        if not isinstance(mod, types.ModuleType):
+            continue
+        for k, v in list(vars(mod).items()):
+            if k.startswith("_") or type(v) is not cls:
+                continue
+            names.append(modname + "." + k)
+            if not any(v is o for o in objs):
+                objs.append(v)
+    if len(objs) != 1:
+        return [], None
+    return sorted(set(names), key=lambda n: (n.count("."), n)), objs[0]
+
+
+def instances_of(obj, owner, name, kind):
+    """public_instances of a class API, or of a method's class with the method's name appended
+    (scipy.stats.irwinhall.fit for scipy.stats.distributions.irwinhall_gen.fit); and the instance."""
+    if kind == "class":
+        return public_instances(obj, name)
+    if kind == "method" and owner is not None:
+        base, leaf = name.rsplit(".", 1)
+        names, inst = public_instances(owner, base)
+        return [n + "." + leaf for n in names], inst
+    return [], None
 
 
 # ---------------------------------------------------------------- docstrings
@@ -519,6 +561,12 @@ def one(api, cfg):
     if kind == "function" and not (inspect.isroutine(obj) or inspect.isclass(obj)) and not isinstance(doc, str):
         doc = type(obj).__doc__
     doc = inspect.cleandoc(doc) if isinstance(doc, str) else ""
+    instances, inst = instances_of(obj, owner, name, kind)
+    if kind == "class" and "%(" in doc and isinstance(getattr(inst, "__doc__", None), str) and "%(" not in inst.__doc__:
+        # A class docstring with unfilled %(name)s templates (scipy.stats'
+        # *_gen classes) is filled on its instance: use that one, with its
+        # notes and examples.
+        doc = inspect.cleandoc(inst.__doc__)
     style, descs, secs = parse_params(doc)
     if kind == "class" and not descs:
         init = getattr(code_target(obj), "__init__", None)
@@ -530,7 +578,8 @@ def one(api, cfg):
         ret = doc_return_type(secs)
     if ret is None and kind == "class":
         ret = name
-    rec.update({"signature": sig, "s_param": params, "return_type": ret, "docstring_style": style})
+    rec.update({"signature": sig, "s_param": params, "return_type": ret, "docstring_style": style,
+                "instances": instances})
     leaf = name.rsplit(".", 1)[-1]
     examples = []
     code, dropped = build_example(doc, secs, cfg.get("prelude", "")) if doc else (None, 0)
