@@ -294,10 +294,16 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 			ix.comps[key] = append(ix.comps[key], u.Component)
 		}
 		ix.names.add(key, b.Names())
-		if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
+		if p := b.Provenance; p != nil {
 			// A deprecated old name ("numpy.trapz", "trapz(") names its
-			// replacement.
-			ix.names.add(key, b.Provenance.Replaces)
+			// replacement, and an instance's name ("scipy.stats.triang")
+			// its class (triang_gen).
+			if len(p.Replaces) > 0 {
+				ix.names.add(key, p.Replaces)
+			}
+			if len(p.Instances) > 0 {
+				ix.names.add(key, p.Instances)
+			}
 		}
 		if d := definingName(b); d != "" {
 			ix.names.addFull(key, d)

@@ -405,3 +405,37 @@ func TestSearch_KTruncates(t *testing.T) {
 		}
 	}
 }
+
+// The names of a class's public instance (Provenance.Instances, Stage 2
+// rules 2) name the class exactly: users write scipy.stats.triang, not
+// scipy.stats.distributions.triang_gen.
+func TestIndex_InstanceNamesAreExact(t *testing.T) {
+	bs := readTestBundles(t)
+	extra, _, err := bundles.ReadBundles("testdata/instances.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	if _, err := index.Build(t.Context(), dir, append(bs, extra...), index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for q, want := range map[string]string{
+		"scipy.stats.triang":              "scipy.stats.distributions.triang_gen",
+		"pdf of scipy.stats.cauchy at 0":  "scipy.stats.distributions.cauchy_gen",
+		"stats.cauchy":                    "scipy.stats.distributions.cauchy_gen",
+		"scipy.stats.irwinhall.fit(data)": "scipy.stats.distributions.irwinhall_gen.fit",
+	} {
+		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].APIName != want || !hits[0].Exact {
+			t.Errorf("Search(%q) = %v; want %s first, exact", q, names(hits), want)
+		}
+	}
+}

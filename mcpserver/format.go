@@ -283,6 +283,12 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		}
 		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(r[:min(len(r), maxImportPaths)], ", "))
 	}
+	if b.Provenance != nil && len(b.Provenance.Instances) > 0 {
+		// A class users reach through its one instance (scipy.stats.triang
+		// for scipy.stats.distributions.triang_gen): the name to call.
+		in := b.Provenance.Instances
+		fmt.Fprintf(&sb, "call through the public instance: %s\n", strings.Join(in[:min(len(in), maxImportPaths)], ", "))
+	}
 	if line := provenanceOf(b).line(); line != "" {
 		fmt.Fprintf(&sb, "provenance: %s\n", line)
 	}

@@ -176,3 +176,20 @@ func TestGetAPI_DeprecatedNameLeadsToReplacement(t *testing.T) {
 		t.Errorf("search for the AttributeError: %+v; want pandas.DataFrame.map first", out.Results)
 	}
 }
+
+// get_api finds a scipy.stats distribution by its public instance's name
+// (Provenance.Instances) and says in the header that the instance is the
+// name to call.
+func TestGetAPI_InstanceName(t *testing.T) {
+	c := inProcess(t, serverOver(t, "../index/testdata/instances.jsonl", mcpserver.Config{}))
+	res := call(t, c, "get_api", getAPIArgs("scipy.stats.triang", ""))
+	wantOK(t, res)
+	txt := text(res)
+	if !strings.Contains(txt, "API: scipy.stats.distributions.triang_gen") ||
+		!strings.Contains(txt, "call through the public instance: scipy.stats.triang, scipy.stats.distributions.triang") {
+		t.Errorf("get_api(scipy.stats.triang):\n%s\nwant triang_gen with its instance line", txt)
+	}
+	if !strings.Contains(txt, "from scipy.stats import triang") {
+		t.Errorf("get_api(scipy.stats.triang):\n%s\nwant the instance's example", txt)
+	}
+}
