@@ -134,13 +134,14 @@ type Provenance struct {
 	// Replaces lists deprecated APIs of the same release that name this one
 	// as their replacement (Extra.Replaces of the candidate).
 	Replaces []string `json:"replaces,omitempty"`
-	// Instances lists the public names of the one object whose type is
-	// this class ("scipy.stats.triang" for
-	// scipy.stats.distributions.triang_gen), or of the method on it
-	// ("scipy.stats.irwinhall.fit"), shortest first: the names users call.
-	// Stage 2 records them (py/extract.py public_instances, ExtractRules 2)
-	// and takes a class docstring with unfilled %(name)s templates from the
-	// instance. Empty for other APIs.
+	// Instances lists the public names of the objects whose type is this
+	// class ("scipy.stats.triang" for scipy.stats.distributions.triang_gen;
+	// loguniform and reciprocal for reciprocal_gen), or of the method on
+	// them ("scipy.stats.irwinhall.fit"), shortest first: the names users
+	// call. Stage 2 records them when there are at most three such objects
+	// (py/extract.py public_instances, ExtractRules 2) and takes a class
+	// docstring with unfilled %(name)s templates from the first. Empty for
+	// other APIs.
 	Instances []string `json:"instances,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",
 	// ...): "" means protocol-compatible.

@@ -104,7 +104,8 @@ func TestExtract_Numpy(t *testing.T) {
 
 // A scipy.stats *_gen class records its public instance (Stage 2 rules 2),
 // whose filled docstring gives M without %(name)s templates and an executed
-// example; a method of it records the instance's method; a class without an
+// example; a method of it records the instance's method; a class of two
+// instances records both; a class without an
 // instance records none.
 func TestExtract_PublicInstances(t *testing.T) {
 	runner := sandboxtest.Runner(t)
@@ -113,6 +114,7 @@ func TestExtract_PublicInstances(t *testing.T) {
 		{APIName: "scipy.stats.distributions.triang_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 		{APIName: "scipy.stats.distributions.irwinhall_gen.fit", Kind: bundles.KindMethod, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 		{APIName: "scipy.stats.CensoredData", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+		{APIName: "scipy.stats.distributions.reciprocal_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 	}
 	out := filepath.Join(t.TempDir(), "bundles.jsonl")
 	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1})
@@ -123,8 +125,8 @@ func TestExtract_PublicInstances(t *testing.T) {
 	for _, b := range bs {
 		got[b.APIName] = b
 	}
-	if len(got) != 3 {
-		t.Fatalf("got %d bundles, summary %+v; want 3", len(bs), sum)
+	if len(got) != 4 {
+		t.Fatalf("got %d bundles, summary %+v; want 4", len(bs), sum)
 	}
 	tri := got["scipy.stats.distributions.triang_gen"]
 	if in := tri.Provenance.Instances; !slices.Equal(in, []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}) {
@@ -138,6 +140,10 @@ func TestExtract_PublicInstances(t *testing.T) {
 	}
 	if in := got["scipy.stats.distributions.irwinhall_gen.fit"].Provenance.Instances; len(in) == 0 || in[0] != "scipy.stats.irwinhall.fit" {
 		t.Errorf("irwinhall_gen.fit instances = %v; want scipy.stats.irwinhall.fit first", in)
+	}
+	// Two public objects of one class: both names, the shortest first.
+	if in := got["scipy.stats.distributions.reciprocal_gen"].Provenance.Instances; len(in) < 2 || in[0] != "scipy.stats.loguniform" || in[1] != "scipy.stats.reciprocal" {
+		t.Errorf("reciprocal_gen instances = %v; want scipy.stats.loguniform, scipy.stats.reciprocal first", in)
 	}
 	if in := got["scipy.stats.CensoredData"].Provenance.Instances; len(in) != 0 {
 		t.Errorf("CensoredData instances = %v; want none", in)

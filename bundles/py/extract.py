@@ -80,19 +80,23 @@ def resolve(api_name):
     return obj, mod, owner if inspect.isclass(owner) else None
 
 
-def public_instances(cls, api_name):
-    """The public names of the one object of type cls in the modules along api_name's path.
+MAX_INSTANCES = 3
 
-    Returns (names, obj), names shortest path first: (["scipy.stats.triang",
-    "scipy.stats.distributions.triang"], triang) for scipy.stats.distributions.triang_gen.
-    Users call such an instance, not its class (scipy.stats distributions). ([], None) when cls
-    is not a class or is the type of no public object, or of more than one (numpy.ufunc is the
-    type of hundreds, and no one of them stands for it).
+
+def public_instances(cls, api_name):
+    """The public names of the objects of type cls in the modules along api_name's path.
+
+    Returns (names, obj), names shortest path first and obj the object of the first:
+    (["scipy.stats.triang", "scipy.stats.distributions.triang"], triang) for
+    scipy.stats.distributions.triang_gen. Users call such an instance, not its class (scipy.stats
+    distributions; reciprocal_gen has two, loguniform and reciprocal). ([], None) when cls is not
+    a class or is the type of no public object, or of more than MAX_INSTANCES (numpy.ufunc is the
+    type of hundreds, and none of them stands for it).
     """
     if not inspect.isclass(cls):
         return [], None
     parts = api_name.split(".")
-    names, objs = [], []
+    found, objs = {}, []
     for i in range(1, len(parts)):
         modname = ".".join(parts[:i])
         mod = sys.modules.get(modname)
@@ -101,12 +105,13 @@ def public_instances(cls, api_name):
         for k, v in list(vars(mod).items()):
             if k.startswith("_") or type(v) is not cls:
                 continue
-            names.append(modname + "." + k)
+            found[modname + "." + k] = v
             if not any(v is o for o in objs):
                 objs.append(v)
-    if len(objs) != 1:
+    if not objs or len(objs) > MAX_INSTANCES:
         return [], None
-    return sorted(set(names), key=lambda n: (n.count("."), n)), objs[0]
+    names = sorted(found, key=lambda n: (n.count("."), n))
+    return names, found[names[0]]
 
 
 def instances_of(obj, owner, name, kind):
