@@ -327,7 +327,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	// Retrieval evaluation over the tasks' queries (description + context, §6).
 	var saved index.EvalReport
 	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) &&
-		readJSONFile(p.Retrieval, &saved) == nil && saved.Ranking == index.RankingVersion {
+		readJSONFile(p.Retrieval, &saved) == nil && saved.Ranking == index.RankingVersion && hasSharedRow(saved) {
 		mark(sum.Stages, "retrieval", false)
 		sum.Retrieval = overallRows(saved)
 	} else if len(tasks) > 0 {
@@ -338,9 +338,11 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		var qs []index.EvalQuery
 		for _, t := range tasks {
-			qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library})
+			qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library, Domain: t.Domain})
 		}
-		rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: []bundles.Condition{"S+E"}})
+		// The paper baseline under the four conditions of its shared-hit
+		// statistic, each over the task's domain as in the protocol (§6).
+		rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: index.SharedHitConditions})
 		ix.Close()
 		if err != nil {
 			return sum, fmt.Errorf("stage retrieval: %w", err)
@@ -498,6 +500,13 @@ func Fresh(out, in string) bool {
 }
 
 // overallRows returns the all-library rows of rep, best hit@5 first.
+// hasSharedRow reports whether rep has the paper's shared-hit row, which
+// retrieval reports saved before it was computed lack.
+func hasSharedRow(rep index.EvalReport) bool {
+	_, ok := rep.Row(index.Paper, index.PaperShared, "")
+	return ok
+}
+
 func overallRows(rep index.EvalReport) []index.EvalRow {
 	var rows []index.EvalRow
 	for _, r := range rep.Rows {

@@ -92,6 +92,9 @@ published paper baseline under each knowledge condition.`,
 				if p, ok := rep.Row(index.Paper, "Full", ""); ok && p.HitAt5 > 0 {
 					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper(Full) hit@5 = %.2fx\n", h.HitAt5/p.HitAt5)
 				}
+				if p, ok := rep.Row(index.Paper, index.PaperShared, ""); ok && p.HitAt5 > 0 {
+					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper shared-hit rate (top five under each of S, S+M, S+E, Full; protocol §6) = %.2fx\n", h.HitAt5/p.HitAt5)
+				}
 			}
 			return nil
 		},
