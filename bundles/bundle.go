@@ -139,9 +139,9 @@ type Provenance struct {
 	// loguniform and reciprocal for reciprocal_gen), or of the method on
 	// them ("scipy.stats.irwinhall.fit"), shortest first: the names users
 	// call. Stage 2 records them when there are at most three such objects
-	// (py/extract.py public_instances, ExtractRules 2) and takes a class
-	// docstring with unfilled %(name)s templates from the first. Empty for
-	// other APIs.
+	// (py/extract.py public_instances, ExtractRules 2) and takes the
+	// examples of a class whose docstring has unfilled %(name)s templates
+	// from the first. Empty for other APIs.
 	Instances []string `json:"instances,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",
 	// ...): "" means protocol-compatible.

@@ -102,9 +102,11 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on, so that pipelines extract again when they
 // change: 2 recorded Provenance.Instances and took templated class
-// docstrings (scipy.stats' *_gen classes) from their instance. 1 is every
-// earlier extraction.
-const ExtractRules = 2
+// docstrings (scipy.stats' *_gen classes) from their instance; 3 takes only
+// the examples from the instance, and M and S from the class's own
+// docstring without its %(name)s templates (the instance's adds the same
+// boilerplate to every distribution). 1 is every earlier extraction.
+const ExtractRules = 3
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

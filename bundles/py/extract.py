@@ -81,6 +81,7 @@ def resolve(api_name):
 
 
 MAX_INSTANCES = 3
+TEMPLATE_RE = re.compile(r"%\(\w+\)s")
 
 
 def public_instances(cls, api_name):
@@ -567,11 +568,16 @@ def one(api, cfg):
         doc = type(obj).__doc__
     doc = inspect.cleandoc(doc) if isinstance(doc, str) else ""
     instances, inst = instances_of(obj, owner, name, kind)
-    if kind == "class" and "%(" in doc and isinstance(getattr(inst, "__doc__", None), str) and "%(" not in inst.__doc__:
+    example_doc = doc
+    if kind == "class" and TEMPLATE_RE.search(doc):
         # A class docstring with unfilled %(name)s templates (scipy.stats'
-        # *_gen classes) is filled on its instance: use that one, with its
-        # notes and examples.
-        doc = inspect.cleandoc(inst.__doc__)
+        # *_gen classes) is filled on its instance. The examples come from
+        # there; M and S keep the class's own text without the templates,
+        # which fill in boilerplate shared by every such class.
+        idoc = getattr(inst, "__doc__", None)
+        if isinstance(idoc, str) and not TEMPLATE_RE.search(idoc):
+            example_doc = inspect.cleandoc(idoc)
+        doc = inspect.cleandoc(TEMPLATE_RE.sub("", doc))
     style, descs, secs = parse_params(doc)
     if kind == "class" and not descs:
         init = getattr(code_target(obj), "__init__", None)
@@ -587,7 +593,8 @@ def one(api, cfg):
                 "instances": instances})
     leaf = name.rsplit(".", 1)[-1]
     examples = []
-    code, dropped = build_example(doc, secs, cfg.get("prelude", "")) if doc else (None, 0)
+    esecs = secs if example_doc is doc else parse_params(example_doc)[2]
+    code, dropped = build_example(example_doc, esecs, cfg.get("prelude", "")) if example_doc else (None, 0)
     if code:
         status, reason = run_example(code, leaf, cfg.get("example_timeout", 20))
         if dropped and status != "failed":
