@@ -78,9 +78,22 @@ type Hit struct {
 	// Exact reports whether the query named this API (qualified name,
 	// alias, Class.method suffix or identifier-shaped leaf).
 	Exact bool `json:"exact,omitempty"`
+	// Instances lists the public instances users call for this class, or
+	// for the class of this method ("scipy.stats.cauchy" for
+	// scipy.stats.distributions.cauchy_gen), shortest first
+	// (bundles.Provenance.Instances); empty for other APIs.
+	Instances []string `json:"instances,omitempty"`
 	// Chunks holds, for the Paper retriever, the texts of this API's chunks
 	// among the top K chunks, in rank order.
 	Chunks []string `json:"chunks,omitempty"`
+}
+
+// instancesOf returns b's Provenance.Instances (nil without provenance).
+func instancesOf(b *bundles.Bundle) []string {
+	if b.Provenance == nil {
+		return nil
+	}
+	return b.Provenance.Instances
 }
 
 // EmbedderInfo identifies the embedder that produced an index's vectors.
@@ -302,7 +315,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 				ix.names.add(key, p.Replaces)
 			}
 			if len(p.Instances) > 0 {
-				ix.names.add(key, p.Instances)
+				ix.names.addInstances(key, p.Instances, p.Kind == bundles.KindMethod)
 			}
 		}
 		if d := definingName(b); d != "" {
@@ -592,7 +605,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(),
+			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(), Instances: instancesOf(b),
 		})
 	}
 	return hits, nil

@@ -429,6 +429,10 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 		"pdf of scipy.stats.cauchy at 0":  "scipy.stats.distributions.cauchy_gen",
 		"stats.cauchy":                    "scipy.stats.distributions.cauchy_gen",
 		"scipy.stats.irwinhall.fit(data)": "scipy.stats.distributions.irwinhall_gen.fit",
+		// An inherited attribute of an instance names its class.
+		"scipy.stats.cauchy.fit(data)": "scipy.stats.distributions.cauchy_gen",
+		"sp.stats.triang.pdf(x, c)":    "scipy.stats.distributions.triang_gen",
+		"stats.cauchy.logpdf":          "scipy.stats.distributions.cauchy_gen",
 	} {
 		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 3})
 		if err != nil {
@@ -436,6 +440,19 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 		}
 		if len(hits) == 0 || hits[0].APIName != want || !hits[0].Exact {
 			t.Errorf("Search(%q) = %v; want %s first, exact", q, names(hits), want)
+		}
+	}
+	// A bare receiver is not enough ("f.write(" is a file), nor is an
+	// attribute of an unknown one.
+	for _, q := range []string{"with open(p) as cauchy: cauchy.write(s)", "scipy.stats.norm.pdf(x)"} {
+		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Exact {
+				t.Errorf("Search(%q): %s exact; want no exact hit", q, h.APIName)
+			}
 		}
 	}
 }

@@ -18,10 +18,34 @@ type nameTable struct {
 	// libraries holds the first segments of the names (lowercased
 	// library names: "numpy", "pandas").
 	libraries map[string]bool
+	// instance maps the lowercased names of public instances
+	// ("scipy.stats.cauchy") and their dotted suffixes of two or more
+	// segments ("stats.cauchy") to the keys of their classes, so that an
+	// attribute of one ("scipy.stats.cauchy.fit", inherited and not an API
+	// of its own) names the class.
+	instance map[string][]string
 }
 
 func newNameTable() *nameTable {
-	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}, libraries: map[string]bool{}}
+	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}, libraries: map[string]bool{}, instance: map[string][]string{}}
+}
+
+// addInstances records the names of the public instances of the class at
+// key as names of the API (add) and as receivers whose attributes name it
+// (lookup). For a method (scipy.stats.irwinhall.fit) they are names only:
+// the receiver names the class's own bundle.
+func (t *nameTable) addInstances(key string, names []string, method bool) {
+	t.add(key, names)
+	if method {
+		return
+	}
+	for _, n := range names {
+		segs := strings.Split(strings.ToLower(n), ".")
+		for i := 0; i+2 <= len(segs); i++ {
+			s := strings.Join(segs[i:], ".")
+			t.instance[s] = appendUnique(t.instance[s], key)
+		}
+	}
 }
 
 func appendUnique(s []string, v string) []string {
@@ -200,6 +224,7 @@ func (t *nameTable) lookup(query string) []string {
 		// keyword") means a function, not the one method of that name the
 		// index happens to hold (SeriesGroupBy.unique).
 		bareCall := !single && !dotted && !strings.Contains(s, "_") && after == '('
+		found := len(keys)
 		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
 				if cand == s || t.libraries[first] { // not an unknown receiver
@@ -223,6 +248,17 @@ func (t *nameTable) lookup(query string) []string {
 				break
 			}
 			cand = cand[i+1:]
+		}
+		if dotted && len(keys) == found {
+			// An attribute of a public instance ("scipy.stats.cauchy.fit",
+			// "sp.stats.triang.pdf") names the instance's class.
+			for p := s; strings.Count(p, ".") >= 2; {
+				p = p[:strings.LastIndexByte(p, '.')]
+				if ks, ok := t.instance[p]; ok {
+					add(ks)
+					break
+				}
+			}
 		}
 	}
 	return keys

@@ -48,12 +48,15 @@ type getOut struct {
 	Novelty      string        `json:"novelty"`
 	OldSignature *string       `json:"old_signature,omitempty"`
 	ImportPaths  []string      `json:"import_paths"`
-	Handle       string        `json:"handle"`
-	Components   string        `json:"components"`
-	Missing      string        `json:"missing,omitempty"`
-	Truncated    bool          `json:"truncated,omitempty"`
-	Provenance   provenance    `json:"provenance"`
-	Tokens       int           `json:"tokens"`
+	// Instances are the public instances to call for this class or its
+	// method ("scipy.stats.triang" for triang_gen), shortest first.
+	Instances  []string   `json:"instances,omitempty"`
+	Handle     string     `json:"handle"`
+	Components string     `json:"components"`
+	Missing    string     `json:"missing,omitempty"`
+	Truncated  bool       `json:"truncated,omitempty"`
+	Provenance provenance `json:"provenance"`
+	Tokens     int        `json:"tokens"`
 }
 
 func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -122,6 +125,9 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	out := getOut{APIName: b.APIName, ResolvedVia: via, Library: b.Library, Version: vc, Novelty: novelty(b),
 		ImportPaths: b.Names(), Handle: handleOf(b), Provenance: provenanceOf(b)}
+	if b.Provenance != nil {
+		out.Instances = b.Provenance.Instances
+	}
 	if b.IsModified {
 		out.OldSignature = b.OldSignature
 	}

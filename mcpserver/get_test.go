@@ -192,4 +192,18 @@ func TestGetAPI_InstanceName(t *testing.T) {
 	if !strings.Contains(txt, "from scipy.stats import triang") {
 		t.Errorf("get_api(scipy.stats.triang):\n%s\nwant the instance's example", txt)
 	}
+	var got struct {
+		Instances []string `json:"instances"`
+	}
+	structured(t, res, &got)
+	if len(got.Instances) == 0 || got.Instances[0] != "scipy.stats.triang" {
+		t.Errorf("get_api structured instances = %v; want scipy.stats.triang first", got.Instances)
+	}
+	// search_apis: an inherited method of the instance names the class, and
+	// the result says which instance to call.
+	out, _ := search(t, c, map[string]any{"query": "sp.stats.cauchy.pdf(x)"})
+	if len(out.Results) == 0 || out.Results[0].APIName != "scipy.stats.distributions.cauchy_gen" ||
+		len(out.Results[0].Instances) == 0 || out.Results[0].Instances[0] != "scipy.stats.cauchy" {
+		t.Errorf("search_apis(sp.stats.cauchy.pdf(x)) results = %+v; want cauchy_gen first with its instance", out.Results)
+	}
 }

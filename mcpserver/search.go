@@ -55,9 +55,12 @@ type searchItem struct {
 	Match      string  `json:"match"`
 	Handle     string  `json:"handle"`
 	Score      float64 `json:"score"`
-	Components string  `json:"components"`          // what was included, e.g. "S+E"
-	Missing    string  `json:"missing,omitempty"`   // selected but absent from the bundle
-	Truncated  bool    `json:"truncated,omitempty"` // a component was cut to fit the budget
+	Components string  `json:"components"` // what was included, e.g. "S+E"
+	// Instances are the public instances to call for this class or its
+	// method ("scipy.stats.triang" for triang_gen), shortest first.
+	Instances []string `json:"instances,omitempty"`
+	Missing   string   `json:"missing,omitempty"`   // selected but absent from the bundle
+	Truncated bool     `json:"truncated,omitempty"` // a component was cut to fit the budget
 }
 
 // omittedItem is a ranked API left out for the budget.
@@ -279,6 +282,9 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			si := searchItem{Rank: i + 1, APIName: it.b.APIName, Library: it.b.Library, Version: bundleVersion(it.b),
 				Match: it.vc.Match, Handle: handleOf(it.b), Score: round3(it.hit.Score),
 				Components: codes(p.partsShown[i]), Truncated: p.truncated[i]}
+			if it.b.Provenance != nil {
+				si.Instances = it.b.Provenance.Instances
+			}
 			si.Missing = strings.Join(missingParts(it.b, r.comps, it.parts), "+")
 			out.Results = append(out.Results, si)
 		}

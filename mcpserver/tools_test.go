@@ -31,6 +31,7 @@ type searchOut struct {
 		APIName                                              string `json:"api_name"`
 		Library, Version, Match, Handle, Components, Missing string
 		Truncated                                            bool
+		Instances                                            []string
 	} `json:"results"`
 	Omitted []struct {
 		APIName string `json:"api_name"`

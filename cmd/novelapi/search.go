@@ -95,6 +95,9 @@ apply.`,
 				}
 				fmt.Fprintf(g.stdout, "%2d. %s  (%s %s, %s)  [%s]  %.4f%s\n", h.Rank, h.APIName, h.Library, h.Version,
 					h.Novelty, strings.Join(h.Components, " "), h.Score, extra)
+				if len(h.Instances) > 0 {
+					fmt.Fprintf(g.stdout, "    call through the public instance: %s\n", h.Instances[0])
+				}
 			}
 			return nil
 		},
