@@ -31,6 +31,9 @@ type ReadStats struct {
 	Blank   int           // blank (whitespace-only) lines ignored
 	Skipped int           // malformed lines skipped (only with SkipBad)
 	Bad     []*ParseError // the first MaxRecordedErrors skipped lines' errors, in file order
+	// Line is the 1-based line of the record or error last yielded by
+	// [ScanJSONLStats], for errors about a record's content.
+	Line int
 }
 
 // ReadJSONL reads every record of the JSONL file at path, one JSON object
@@ -72,6 +75,13 @@ func ReadJSONL[T any](path string, opts ReadOptions) ([]T, ReadStats, error) {
 // The file is opened when iteration starts and closed when it ends.
 func ScanJSONL[T any](path string) iter.Seq2[T, error] {
 	return scanJSONL[T](path, nil)
+}
+
+// ScanJSONLStats is [ScanJSONL] that keeps stats.Line at the line of the
+// record it yields (and stats.Blank), so that a caller rejecting a record's
+// content can name its line.
+func ScanJSONLStats[T any](path string, stats *ReadStats) iter.Seq2[T, error] {
+	return scanJSONL[T](path, stats)
 }
 
 func scanJSONL[T any](path string, stats *ReadStats) iter.Seq2[T, error] {
@@ -116,6 +126,9 @@ func decodeJSONL[T any](r io.Reader, name string, stats *ReadStats) iter.Seq2[T,
 					stats.Blank++
 				}
 			default:
+				if stats != nil {
+					stats.Line = lineNo
+				}
 				rec, err := decodeRecord[T](trimmed)
 				if err != nil {
 					if !yield(rec, &ParseError{Path: name, Line: lineNo, Err: err}) {

@@ -31,12 +31,12 @@ type EvalQuery struct {
 
 // LoadEvalQueries reads a queries or tasks JSONL file. A malformed line,
 // or one with neither query nor description, or without api_name, fails
-// with an error naming path and line.
+// with an error naming path and line; so does a file with no records.
 func LoadEvalQueries(path string) ([]EvalQuery, error) {
 	var out []EvalQuery
-	line := 0
-	for q, err := range bundles.ScanJSONL[EvalQuery](path) {
-		line++
+	var st bundles.ReadStats
+	for q, err := range bundles.ScanJSONLStats[EvalQuery](path, &st) {
+		line := st.Line
 		if err != nil {
 			return nil, err
 		}
@@ -47,9 +47,12 @@ func LoadEvalQueries(path string) ([]EvalQuery, error) {
 			q.ID = q.TaskID
 		}
 		if strings.TrimSpace(q.Query) == "" || q.APIName == "" {
-			return nil, fmt.Errorf("%s: record %d: needs api_name and either query or description", path, line)
+			return nil, fmt.Errorf("%s:%d: needs api_name and either query or description", path, line)
 		}
 		out = append(out, q)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no queries (an empty file?)", path)
 	}
 	return out, nil
 }
