@@ -206,4 +206,10 @@ func TestGetAPI_InstanceName(t *testing.T) {
 		len(out.Results[0].Instances) == 0 || out.Results[0].Instances[0] != "scipy.stats.cauchy" {
 		t.Errorf("search_apis(sp.stats.cauchy.pdf(x)) results = %+v; want cauchy_gen first with its instance", out.Results)
 	}
+	// render_condition resolves the name as get_api does.
+	res = call(t, c, "render_condition", map[string]any{"api_name": "scipy.stats.cauchy", "condition": "S+E"})
+	wantOK(t, res)
+	if txt := text(res); !strings.Contains(txt, "from scipy.stats import cauchy") {
+		t.Errorf("render_condition(scipy.stats.cauchy, S+E):\n%s\nwant cauchy_gen's rendering with its example", txt)
+	}
 }

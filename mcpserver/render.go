@@ -57,10 +57,16 @@ func (s *Server) handleRender(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if res != nil {
 		return res, nil
 	}
+	// Names resolve as in get_api: an alias, a short name or a public
+	// instance's name (scipy.stats.triang) finds the bundle; the manifest's
+	// api_name says which one was rendered.
 	name, _ := parseHandle(rawName)
-	b, _ := lookupAPI(st, cat, name, "")
+	b, _, msg, err := resolveAPI(ctx, st, cat, "render_condition", name, "")
+	if err != nil {
+		return nil, err
+	}
 	if b == nil {
-		return mcp.NewToolResultError(notFound("render_condition", cat, name, "")), nil
+		return mcp.NewToolResultError(msg), nil
 	}
 	text := bundles.Render(b, cond)
 	out := renderOut{APIName: b.APIName, Condition: string(cond), Version: bundleVersion(b), Text: text, Empty: text == ""}
