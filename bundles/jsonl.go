@@ -10,6 +10,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -344,19 +345,26 @@ func WriteBundles(path string, bs []Bundle) error {
 }
 
 // Find returns the bundle whose api_name is name or, failing that, the
-// first one listing name among its aliases. The error wraps
-// [ErrUnknownAPI].
+// first one listing name among its aliases, then among its public
+// instances (Provenance.Instances: "scipy.stats.triang" finds
+// scipy.stats.distributions.triang_gen). A name written with an import
+// alias ("np.unstack", see [ExpandAlias]) is looked up as its library's.
+// The error wraps [ErrUnknownAPI].
 func Find(bs []Bundle, name string) (*Bundle, error) {
+	full := ExpandAlias(name)
 	for i := range bs {
-		if bs[i].APIName == name {
+		if bs[i].APIName == name || bs[i].APIName == full {
 			return &bs[i], nil
 		}
 	}
 	for i := range bs {
-		for _, a := range bs[i].Names()[1:] {
-			if a == name {
-				return &bs[i], nil
-			}
+		if slices.Contains(bs[i].Names()[1:], full) {
+			return &bs[i], nil
+		}
+	}
+	for i := range bs {
+		if p := bs[i].Provenance; p != nil && slices.Contains(p.Instances, full) {
+			return &bs[i], nil
 		}
 	}
 	return nil, fmt.Errorf("%w: %q (%d bundles)", ErrUnknownAPI, name, len(bs))

@@ -384,9 +384,16 @@ func TestFind(t *testing.T) {
 	bs := []bundles.Bundle{
 		{APIName: "scipy.stats.poisson_binom", Provenance: &bundles.Provenance{Aliases: []string{"scipy.stats.distributions.poisson_binom"}}},
 		{APIName: "numpy.unstack"},
+		{APIName: "scipy.stats.distributions.triang_gen", Provenance: &bundles.Provenance{Instances: []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}}},
 	}
 	if b, err := bundles.Find(bs, "numpy.unstack"); err != nil || b != &bs[1] {
 		t.Errorf("Find(numpy.unstack) = %v, %v", b, err)
+	}
+	if b, err := bundles.Find(bs, "np.unstack"); err != nil || b != &bs[1] {
+		t.Errorf("Find(np.unstack) = %v, %v", b, err)
+	}
+	if b, err := bundles.Find(bs, "sp.stats.triang"); err != nil || b != &bs[2] {
+		t.Errorf("Find(instance sp.stats.triang) = %v, %v", b, err)
 	}
 	if b, err := bundles.Find(bs, "scipy.stats.distributions.poisson_binom"); err != nil || b != &bs[0] {
 		t.Errorf("Find(alias) = %v, %v", b, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,7 @@ type renderConfig struct {
 func newRenderCmd(g *globals) *cobra.Command {
 	var cfg renderConfig
 	cmd := &cobra.Command{
-		Use:   "render --bundles FILE --api NAME [--condition C | --components S,E] [--prompt --task-json T]",
+		Use:   "render [--bundles FILE] --api NAME [--condition C | --components S,E] [--prompt --task-json T]",
 		Short: "Print an API's knowledge under a condition (protocol §2.2), optionally as the evaluation prompt (§2.3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,8 +34,8 @@ func newRenderCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.bundlesPath, "bundles", "", "bundles.jsonl file (ours or the published benchmark's)")
-	f.StringVar(&cfg.api, "api", "", "fully qualified API name (or one of its aliases)")
+	f.StringVar(&cfg.bundlesPath, "bundles", "", "bundles.jsonl file, ours or the published benchmark's (default $NOVELAPI_HOME/bundles.jsonl, what novelapi up writes)")
+	f.StringVar(&cfg.api, "api", "", "fully qualified API name, one of its aliases (np. / pd. / sp. accepted) or its public instance (scipy.stats.triang)")
 	f.StringVar(&cfg.condition, "condition", "Full", "knowledge condition: value (S+E) or enum name (S_E)")
 	f.StringVar(&cfg.components, "components", "", "render this component set instead of a condition, e.g. S_param,E")
 	f.BoolVar(&cfg.prompt, "prompt", false, "print the full evaluation prompt (needs --task-json)")
@@ -42,7 +43,6 @@ func newRenderCmd(g *globals) *cobra.Command {
 	f.StringVar(&cfg.taskID, "task-id", "", "task_id to pick from --task-json (default: the only record, or the first for --api)")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed lines of the bundles file instead of failing")
 	f.BoolVar(&cfg.json, "json", false, "print {api_name, condition, knowledge, prompt} as JSON")
-	cmd.MarkFlagRequired("bundles")
 	cmd.MarkFlagRequired("api")
 	return cmd
 }
@@ -65,6 +65,9 @@ func runRender(g *globals, cfg renderConfig, conditionSet bool) error {
 	}
 	if cfg.prompt && cfg.taskPath == "" {
 		return usagef("render: --prompt needs --task-json")
+	}
+	if cfg.bundlesPath == "" {
+		cfg.bundlesPath = filepath.Join(g.home, "bundles.jsonl")
 	}
 	bs, stats, err := bundles.ReadBundles(cfg.bundlesPath, bundles.ReadOptions{SkipBad: cfg.skipBad})
 	if _, ok := errors.AsType[*bundles.ParseError](err); ok {
