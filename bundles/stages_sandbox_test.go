@@ -115,6 +115,9 @@ func TestExtract_PublicInstances(t *testing.T) {
 		{APIName: "scipy.stats.distributions.irwinhall_gen.fit", Kind: bundles.KindMethod, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 		{APIName: "scipy.stats.CensoredData", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 		{APIName: "scipy.stats.distributions.reciprocal_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+		// Its example binds `left` in a plotting statement and uses it later
+		// (a NameError before ExtractRules 4).
+		{APIName: "scipy.stats.distributions.vonmises_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 	}
 	out := filepath.Join(t.TempDir(), "bundles.jsonl")
 	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1})
@@ -125,8 +128,11 @@ func TestExtract_PublicInstances(t *testing.T) {
 	for _, b := range bs {
 		got[b.APIName] = b
 	}
-	if len(got) != 4 {
-		t.Fatalf("got %d bundles, summary %+v; want 4", len(bs), sum)
+	if len(got) != 5 {
+		t.Fatalf("got %d bundles, summary %+v; want 5", len(bs), sum)
+	}
+	if vm := got["scipy.stats.distributions.vonmises_gen"]; len(vm.Examples) != 1 || vm.Examples[0].Status != bundles.StatusExecuted {
+		t.Errorf("vonmises_gen examples = %+v, E %q; want one executed", vm.Examples, vm.Provenance.Components["E"])
 	}
 	tri := got["scipy.stats.distributions.triang_gen"]
 	if in := tri.Provenance.Instances; !slices.Equal(in, []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}) {
@@ -137,6 +143,8 @@ func TestExtract_PublicInstances(t *testing.T) {
 	}
 	if len(tri.Examples) != 1 || tri.Examples[0].Status != bundles.StatusExecuted || !strings.Contains(tri.Examples[0].Code, "from scipy.stats import triang") {
 		t.Errorf("triang_gen examples = %+v; want the instance's executed example", tri.Examples)
+	} else if n := strings.Count(tri.Examples[0].Code, "import numpy as np\n"); n != 1 {
+		t.Errorf("triang_gen example imports numpy %d times; want once (the prelude's line is not repeated):\n%s", n, tri.Examples[0].Code)
 	}
 	if in := got["scipy.stats.distributions.irwinhall_gen.fit"].Provenance.Instances; len(in) == 0 || in[0] != "scipy.stats.irwinhall.fit" {
 		t.Errorf("irwinhall_gen.fit instances = %v; want scipy.stats.irwinhall.fit first", in)

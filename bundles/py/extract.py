@@ -355,7 +355,31 @@ def doctest_statements(lines):
 PLOT_RE = re.compile(r"\b(plt|matplotlib|pyplot|fig|ax|axes)\b|\.plot\(|\.hist\(")
 
 
+def bound_names(tree):
+    """Names a statement binds: assignment targets, defs, classes, imports."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+    return out
+
+
+def loaded_names(tree):
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def build_example(doc, secs, prelude):
+    """The doctest statements of doc's Examples section as one script.
+
+    Statements marked +SKIP, plotting ones and unparsable ones are dropped, and so are later
+    statements that use a name only a dropped statement bound (`left, right = ax.get_xlim()`
+    dropped, then `print(left)`), which would fail with a NameError. Prelude lines the example
+    itself has are not repeated. Returns (code or None, number of statements dropped).
+    """
     section = None
     for name in ("examples", "example"):
         if name in secs:
@@ -364,20 +388,25 @@ def build_example(doc, secs, prelude):
     lines = section if section is not None else doc.splitlines()
     stmts = doctest_statements(lines)
     kept, dropped = [], 0
+    gone = set()  # names bound only by dropped statements
     for st in stmts:
-        if "doctest: +SKIP" in st or PLOT_RE.search(st):
-            dropped += 1
-            continue
-        st = re.sub(r"\s*#\s*doctest:.*$", "", st, flags=re.M)
+        st = re.sub(r"\s*#\s*doctest:.*$", "", st, flags=re.M) if "doctest: +SKIP" not in st else st
         try:
-            ast.parse(st)
+            tree = ast.parse(st)
         except SyntaxError:
             dropped += 1
             continue
+        if "doctest: +SKIP" in st or PLOT_RE.search(st) or loaded_names(tree) & gone:
+            dropped += 1
+            gone |= bound_names(tree)
+            continue
+        gone -= bound_names(tree)
         kept.append(st)
     if not kept:
         return None, dropped
-    return prelude + "\n".join(kept) + "\n", dropped
+    own = {line for st in kept for line in st.splitlines()}
+    pre = "".join(line + "\n" for line in prelude.splitlines() if line not in own)
+    return pre + "\n".join(kept) + "\n", dropped
 
 
 def run_example(code, leaf, timeout):
