@@ -42,6 +42,18 @@ package evalharness
 //   - Part [A] falls back to shorter prefixes when the target's parent is a
 //     class (method targets such as pandas.Series.case_when), instead of
 //     failing every completion.
+//   - A target that is a callable object but neither a class nor a function
+//     (a scipy.stats distribution such as scipy.stats.triang, an instance of
+//     triang_gen) is spied by a proxy instead of the published plain wrapper
+//     function, which broke attribute access: reads, writes, repr, equality,
+//     hash, pickling and isinstance (its __class__) go to the object, and a
+//     call of it or of any of its methods counts and leaves a "call" record
+//     (with "method" naming the method). type() of the proxy and identity
+//     with references taken before setup differ. A method reached through
+//     an instance (scipy.stats.irwinhall.fit) is patched on the instance.
+//     CheckCode also watches a class's instances (bundles'
+//     Provenance.Instances) as the class, and its part [A] falls back to
+//     shorter prefixes for every parent.
 //   - The spy also notes, for exceptions leaving a target call, the frames
 //     below it, whether the signature bound the arguments and the exception's
 //     causes: the inputs of the "novelapi:*" taxonomy rules.

@@ -216,12 +216,23 @@ func (h *Harness) classify(ctx context.Context, f *failureFacts) classification 
 
 // CheckCode runs agent code in the library's environment with the spy on
 // apiName (the MCP check_code tool): no test and no call-record check.
-// Code containing fences is extracted first (§3). The error is non-nil
+// Code containing fences is extracted first (§3). instances are further
+// public paths of apiName whose calls count as calls of it (a class's
+// instances, bundles.Provenance.Instances: "scipy.stats.triang" for
+// "scipy.stats.distributions.triang_gen"; "scipy.stats.irwinhall.fit" for
+// the method "scipy.stats.distributions.irwinhall_gen.fit"); a path that
+// does not resolve in the environment is skipped. The error is non-nil
 // only for infrastructure failures.
-func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string) (CheckResult, error) {
+func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, instances ...string) (CheckResult, error) {
 	task := &Task{TaskID: "check_code", APIName: apiName, Library: library}
 	leaf := task.Leaf()
-	job := runnerJob{Setup: buildSetup(task, setupOptions{leafBinding: true}), JudgeLeaf: &leaf}
+	o := setupOptions{leafBinding: true, tolerantImport: true}
+	for _, in := range instances {
+		if in != "" && in != apiName {
+			o.aliases = append(o.aliases, spyAlias{Path: in, Target: apiName})
+		}
+	}
+	job := runnerJob{Setup: buildSetup(task, o), JudgeLeaf: &leaf}
 	if strings.Contains(code, "```") {
 		plan := planExtraction(code)
 		job.Plan = &plan

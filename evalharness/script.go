@@ -15,17 +15,19 @@ import (
 
 // importLine is part [A]: "import <api_name minus last segment>", omitted
 // when the name has no dot. novelapi extension: when the parent's last
-// segment is capitalised (a class, as in "pandas.Series.case_when") the
+// segment is capitalised (a class, as in "pandas.Series.case_when"), or
+// always when tolerant is set (check_code, whose target may be a method of
+// a lowercase class or of an instance: "scipy.stats.irwinhall.fit"), the
 // import falls back to shorter prefixes instead of failing the script; for
-// module parents the line is the protocol's.
-func importLine(apiName string) string {
+// module parents of evaluated tasks the line is the protocol's.
+func importLine(apiName string, tolerant bool) string {
 	i := strings.LastIndexByte(apiName, '.')
 	if i < 0 {
 		return ""
 	}
 	parent := apiName[:i]
 	segs := strings.Split(parent, ".")
-	if r := []rune(segs[len(segs)-1]); len(segs) == 1 || len(r) == 0 || !unicode.IsUpper(r[0]) {
+	if r := []rune(segs[len(segs)-1]); len(segs) == 1 || len(r) == 0 || (!tolerant && !unicode.IsUpper(r[0])) {
 		return "import " + parent
 	}
 	// try: import a.b.C / except ImportError: try: import a.b / ... import a
@@ -75,11 +77,30 @@ const (
 // RecordingMonitor returns the recording monitor (§4.4) for the targets
 // (the task's api_name first), with the fingerprint helpers (§4.5).
 func RecordingMonitor(targets []string) string {
+	return recordingMonitor(targets, nil)
+}
+
+// A spyAlias is a further public path of a monitored target whose calls
+// count as calls of Target (novelapi extension): an instance of a class
+// target ("scipy.stats.triang" for "scipy.stats.distributions.triang_gen")
+// or a method reached through one. The monitor skips an alias it cannot
+// resolve.
+type spyAlias struct {
+	Path, Target string
+}
+
+// recordingMonitor is [RecordingMonitor] that also watches aliases.
+func recordingMonitor(targets []string, aliases []spyAlias) string {
 	lits := make([]string, len(targets))
 	for i, t := range targets {
 		lits[i] = pyStr(t)
 	}
+	pairs := make([]string, len(aliases))
+	for i, a := range aliases {
+		pairs[i] = "[" + pyStr(a.Path) + ", " + pyStr(a.Target) + "]"
+	}
 	mon := strings.Replace(pyFile("recording_monitor.py"), "__NOVELAPI_TARGETS__", "["+strings.Join(lits, ", ")+"]", 1)
+	mon = strings.Replace(mon, "__NOVELAPI_ALIASES__", "["+strings.Join(pairs, ", ")+"]", 1)
 	return pyFile("fingerprint.py") + "\n\n" + mon
 }
 
@@ -109,6 +130,11 @@ func reseedPrelude(seed int, torch bool) string {
 type setupOptions struct {
 	leafBinding bool   // [D], evaluation only
 	prelude     string // [G]
+	// tolerantImport makes [A] fall back to shorter prefixes whatever the
+	// parent's case (check_code; see importLine).
+	tolerantImport bool
+	// aliases are further paths the monitor [B] watches (check_code).
+	aliases []spyAlias
 }
 
 // buildSetup joins parts [A]-[G] for task (§4.1), with the task's hidden
@@ -127,9 +153,9 @@ func buildSetup(t *Task, o setupOptions) string {
 		add(o.prelude)
 		return strings.Join(parts, "\n\n")
 	}
-	add(importLine(t.APIName))
+	add(importLine(t.APIName, o.tolerantImport))
 	add(t.HiddenSetup) // [A'], novelapi: installs what the monitor must wrap
-	add(RecordingMonitor(t.targets()))
+	add(recordingMonitor(t.targets(), o.aliases))
 	add(t.ContextCode)
 	if o.leafBinding {
 		add(leafBinding(t.APIName))

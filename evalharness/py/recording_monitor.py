@@ -5,7 +5,12 @@
 # by a Python list of fully qualified target names; the first is the task's
 # api_name, further ones (multi-API pools) count as the same target;
 # _target_api_counts also counts the calls per target name (novelapi
-# extension, for required-API recall).
+# extension, for required-API recall). The aliases placeholder is replaced
+# by a Python list of [path, target] pairs: further public paths of a
+# target (the instances of a class, scipy.stats.triang for
+# scipy.stats.distributions.triang_gen) whose calls count as calls of the
+# target; an alias that cannot be resolved is skipped (novelapi extension,
+# check_code).
 import importlib as _spy_importlib
 import sys as _spy_sys
 import inspect as _spy_inspect
@@ -14,6 +19,7 @@ import math as _spy_math
 import types as _spy_types
 import builtins as _spy_builtins
 _target_api_names = __NOVELAPI_TARGETS__
+_target_api_aliases = __NOVELAPI_ALIASES__
 _target_api_name = _target_api_names[0]
 _target_api_call_count = [0]
 _target_api_counts = {_n: 0 for _n in _target_api_names}
@@ -23,6 +29,11 @@ _target_api_depth = [0]
 _target_api_raised = []
 _target_api_spy_installed = False
 _TARGET_API_MAX_RECORDS = 200
+# The instance proxies and function spies made so far, by identity: a path
+# that reaches one of them again (an instance's second public name, a
+# method reached through an instance of a spied class) is already watched.
+_spy_proxies = []
+_spy_funcs = []
 # novelapi hardening (sandbox-spec §4.6): the trusted runner hands the monitor
 # a one-shot hook that keeps the call counts and records the verdict uses,
 # out of reach of names the completion can assign. None outside the runner.
@@ -103,8 +114,129 @@ def _spy_note_raise(orig, e, a, kw, tb):
 
 
 
-def _spy_install(name):
-    parts = name.split(".")
+def _spy_wrap(orig, name, method=None):
+    # The function spy (§4.4): count, call, record the outermost call. For a
+    # method called through an instance proxy (method is its attribute
+    # name) the record also says which method; its args are those of the
+    # bound method.
+    def _target_api_spy(*a, **kw):
+        _spy_count(name)
+        _target_api_depth[0] += 1
+        try:
+            ret = orig(*a, **kw)
+        except BaseException as e:
+            _target_api_depth[0] -= 1
+            if _target_api_depth[0] == 0:
+                _spy_note_raise(orig, e, a, kw, e.__traceback__)
+                rec = {"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
+                       "args": _fp_canon(orig, a, kw)}
+                if method is not None:
+                    rec["method"] = method
+                _spy_record(rec)
+            raise
+        _target_api_depth[0] -= 1
+        if _target_api_depth[0] == 0 and _spy_recording():
+            rec = {"kind": "call", "ret": _fp(ret), "args": _fp_canon(orig, a, kw)}
+            if method is not None:
+                rec["method"] = method
+            _spy_record(rec)
+        return ret
+    try:
+        _target_api_spy.__wrapped__ = orig
+    except Exception:
+        pass
+    return _target_api_spy
+
+
+# Special methods an instance proxy forwards when the instance's type has
+# its own (implicit lookups bypass __getattr__).
+_SPY_PROXY_DUNDERS = (
+    "__len__", "__iter__", "__reversed__", "__contains__", "__getitem__", "__setitem__", "__delitem__",
+    "__bool__", "__lt__", "__le__", "__gt__", "__ge__", "__or__", "__ror__", "__and__", "__rand__",
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__matmul__", "__rmatmul__",
+    "__truediv__", "__rtruediv__", "__neg__", "__pos__", "__abs__", "__invert__", "__index__", "__int__",
+    "__float__", "__complex__", "__fspath__", "__enter__", "__exit__", "__aenter__", "__aexit__",
+    "__await__", "__length_hint__", "__array__",
+)
+
+
+def _spy_proxy(orig, name):
+    # A spy for a callable object that is neither a class nor a function
+    # (novelapi extension): scipy.stats.triang, an instance of triang_gen.
+    # Calling the proxy, or calling any (non-dunder) method reached through
+    # it (triang.pdf, triang.stats, triang.rvs), counts as a call of the
+    # target and records the outermost call as a "call" record (with
+    # "method" for a method). Everything else is forwarded: attribute reads,
+    # writes and deletes go to the object, __class__ is the object's class
+    # (isinstance(triang, rv_continuous) holds), repr, str, equality and
+    # hash are the object's. type(proxy) and identity with references taken
+    # before the spy was installed differ.
+    cls = type(orig)
+
+    def _unwrap(o):
+        return orig if o is proxy else o
+
+    def __getattr__(self, attr):
+        v = getattr(orig, attr)
+        if not (attr.startswith("__") and attr.endswith("__")) and _spy_inspect.isroutine(v):
+            return _spy_wrap(v, name, attr)
+        return v
+
+    def __setattr__(self, attr, v):
+        setattr(orig, attr, v)
+
+    def __delattr__(self, attr):
+        delattr(orig, attr)
+
+    ns = {
+        "__slots__": (),
+        "__module__": getattr(cls, "__module__", None),
+        "__qualname__": getattr(cls, "__qualname__", cls.__name__),
+        "__doc__": property(lambda self: orig.__doc__),
+        "__class__": property(lambda self: cls),
+        "__wrapped__": property(lambda self: orig),
+        "__getattr__": __getattr__,
+        "__setattr__": __setattr__,
+        "__delattr__": __delattr__,
+        "__call__": staticmethod(_spy_wrap(orig, name)),
+        "__repr__": lambda self: repr(orig),
+        "__str__": lambda self: str(orig),
+        "__format__": lambda self, spec: format(orig, spec),
+        "__dir__": lambda self: dir(orig),
+        "__eq__": lambda self, other: orig == _unwrap(other),
+        "__ne__": lambda self, other: orig != _unwrap(other),
+        "__hash__": lambda self: hash(orig),
+        "__reduce_ex__": lambda self, proto: orig.__reduce_ex__(proto),
+        "__reduce__": lambda self: orig.__reduce__(),
+    }
+    for d in _SPY_PROXY_DUNDERS:
+        impl = getattr(cls, d, None)
+        if impl is None or impl is getattr(object, d, None):
+            continue
+
+        def fwd(self, *a, _d=d):
+            return getattr(orig, _d)(*a)
+        fwd.__name__ = d
+        ns[d] = fwd
+    proxy = type(cls.__name__, (object,), ns)()
+    _spy_proxies.append(proxy)
+    return proxy
+
+
+def _spy_watched(o):
+    # Whether o is already a spy made here: an instance proxy, or a method
+    # bound from a function spy (a spied method reached through an instance).
+    if any(o is p for p in _spy_proxies):
+        return True
+    f = getattr(o, "__func__", None) if isinstance(o, _spy_types.MethodType) else None
+    return f is not None and any(f is s for s in _spy_funcs)
+
+
+def _spy_install(path, name=None):
+    # Resolve path and replace the object it names by a spy counting under
+    # name (default: path).
+    name = path if name is None else name
+    parts = path.split(".")
     mod = None
     split = 0
     for i in range(len(parts), 0, -1):
@@ -121,6 +253,13 @@ def _spy_install(name):
         parent = getattr(parent, p)
     leaf = parts[-1]
     orig = getattr(parent, leaf)
+    if _spy_watched(orig):
+        return True
+    # A method reached through an instance (scipy.stats.irwinhall.fit): the
+    # bound method is new at each lookup, so it is patched on the instance
+    # by equality, not identity (novelapi extension).
+    bound = isinstance(orig, _spy_types.MethodType) and not isinstance(parent, (type, _spy_types.ModuleType)) \
+        and getattr(orig, "__self__", None) is parent
     if isinstance(orig, type):
         class _target_api_spy(orig):
             def __init__(self, *a, **kw):
@@ -150,28 +289,11 @@ def _spy_install(name):
                 _spy_record({"kind": "subclass"})
                 super().__init_subclass__(**kw)
         spy = _target_api_spy
+    elif callable(orig) and not _spy_inspect.isroutine(orig) and not bound:
+        spy = _spy_proxy(orig, name)
     else:
-        def _target_api_spy(*a, **kw):
-            _spy_count(name)
-            _target_api_depth[0] += 1
-            try:
-                ret = orig(*a, **kw)
-            except BaseException as e:
-                _target_api_depth[0] -= 1
-                if _target_api_depth[0] == 0:
-                    _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                    _spy_record({"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
-                                 "args": _fp_canon(orig, a, kw)})
-                raise
-            _target_api_depth[0] -= 1
-            if _target_api_depth[0] == 0 and _spy_recording():
-                _spy_record({"kind": "call", "ret": _fp(ret), "args": _fp_canon(orig, a, kw)})
-            return ret
-        try:
-            _target_api_spy.__wrapped__ = orig
-        except Exception:
-            pass
-        spy = _target_api_spy
+        spy = _spy_wrap(orig, name)
+        _spy_funcs.append(spy)
     tops = {parts[0], (getattr(orig, "__module__", None) or parts[0]).split(".")[0]}
     for mname, m in list(_spy_sys.modules.items()):
         if m is None or mname.split(".")[0] not in tops:
@@ -187,7 +309,8 @@ def _spy_install(name):
             except Exception:
                 pass
     try:
-        if getattr(parent, leaf) is orig:
+        cur = getattr(parent, leaf)
+        if cur is orig or (bound and cur == orig):
             setattr(parent, leaf, spy)
     except Exception:
         pass
@@ -215,6 +338,11 @@ try:
     _target_api_spy_installed = all([_spy_ns["_spy_install"](_n) for _n in _target_api_names])
 except Exception:
     pass
+for _spy_path, _spy_target in _target_api_aliases:
+    try:
+        _spy_ns["_spy_install"](_spy_path, _spy_target)
+    except Exception:
+        pass
 if _spy_hook is not None:
     _spy_hook.register(_target_api_spy_installed, _target_api_call_count, _spy_check_calls)
     if "_spy_ns" in globals():
