@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
 )
 
@@ -35,6 +37,11 @@ type checkOut struct {
 	APIName string `json:"api_name"`
 	Library string `json:"library"`
 	Version string `json:"version,omitempty"`
+	// Instances are the public instances of the API (its bundle's
+	// Provenance.Instances: scipy.stats.triang for
+	// scipy.stats.distributions.triang_gen), whose calls count as calls of
+	// it.
+	Instances []string `json:"instances,omitempty"`
 	evalharness.CheckResult
 }
 
@@ -65,8 +72,15 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	// Resolve the library from the index when it is loaded; check_code
 	// also works for APIs the index does not hold.
 	if st, cat, err := s.store(ctx); err == nil {
-		if b, _ := lookupAPI(st, cat, name, library); b != nil {
+		b, _ := lookupAPI(st, cat, name, library)
+		if b == nil {
+			b = instanceOwner(ctx, st, cat, name, library)
+		}
+		if b != nil {
 			out.APIName, out.Library, out.Version = b.APIName, b.Library, bundleVersion(b)
+			if b.Provenance != nil {
+				out.Instances = b.Provenance.Instances
+			}
 		}
 		if out.Library == "" && library != "" {
 			if lib, ok := cat.library(library); ok {
@@ -91,7 +105,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	cr, err := h.CheckCode(ctx, code, out.APIName, out.Library)
+	cr, err := h.CheckCode(ctx, code, out.APIName, out.Library, out.Instances...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -103,6 +117,24 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	}
 	out.CheckResult = cr
 	return mcp.NewToolResultStructured(out, checkText(out)), nil
+}
+
+// instanceOwner returns the bundle of which name is a public instance
+// (Provenance.Instances: "scipy.stats.triang" names
+// scipy.stats.distributions.triang_gen, "scipy.stats.irwinhall.fit" the
+// method irwinhall_gen.fit), or nil. A failed search is nil too: check_code
+// then spies name itself.
+func instanceOwner(ctx context.Context, st Store, cat *catalog, name, library string) *bundles.Bundle {
+	names, err := exactNames(ctx, st, cat, name, library)
+	if err != nil {
+		return nil
+	}
+	for _, n := range names {
+		if b, ok := st.Bundle(n, ""); ok && b.Provenance != nil && slices.Contains(b.Provenance.Instances, name) {
+			return b
+		}
+	}
+	return nil
 }
 
 // checkText is the agent-facing summary of a check.
@@ -125,6 +157,9 @@ func checkText(o checkOut) string {
 		sb.WriteString(" — unknown: the run reported no spy state")
 	}
 	sb.WriteString("\n")
+	if len(o.Instances) > 0 {
+		fmt.Fprintf(&sb, "calls through its public instance count: %s\n", strings.Join(o.Instances, ", "))
+	}
 	if o.ExceptionType != "" {
 		fmt.Fprintf(&sb, "exception: %s: %s\n", o.ExceptionType, o.Message)
 		if o.Where != "" {

@@ -1,0 +1,75 @@
+package mcpserver_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/sandbox/sandboxtest"
+)
+
+// check_code on scipy.stats distributions, over their real bundles (which
+// record Provenance.Instances) in the real sandbox: code that calls the
+// public instance passes under the class's name, under the instance's
+// name and, for a method, under the method's path through the instance;
+// code that never uses the distribution does not.
+func TestCheckCode_SandboxInstances(t *testing.T) {
+	r := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	c := inProcess(t, serverOver(t, "../index/testdata/instances.jsonl", mcpserver.Config{
+		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
+			return evalharness.New(evalharness.Config{Runner: r,
+				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
+		},
+	}))
+	const (
+		triang = "import numpy as np\nfrom scipy.stats import triang\nc = 0.158\n" +
+			"mean, var, skew, kurt = triang.stats(c, moments='mvsk')\n" +
+			"x = np.linspace(triang.ppf(0.01, c), triang.ppf(0.99, c), 100)\nrv = triang(c)\n" +
+			"vals = triang.ppf([0.001, 0.5, 0.999], c)\nprint(np.allclose([0.001, 0.5, 0.999], triang.cdf(vals, c)))"
+		fit = "import numpy as np\nfrom scipy.stats import irwinhall\n" +
+			"data = irwinhall.rvs(5, size=50, random_state=np.random.default_rng(1))\n" +
+			"try:\n    irwinhall.fit(data)\nexcept NotImplementedError as e:\n    print('not implemented:', e)"
+		numpyOnly = "import numpy as np\nprint(np.mean(np.linspace(0, 1, 5)))"
+	)
+	tests := []struct {
+		name, api, code string
+		wantAPI         string
+		wantInstance    string
+		called          bool
+		calls           int
+		label           string
+	}{
+		{"Class", "scipy.stats.distributions.triang_gen", triang, "scipy.stats.distributions.triang_gen", "scipy.stats.triang", true, 6, "Pass"},
+		{"InstanceName", "scipy.stats.triang", triang, "scipy.stats.distributions.triang_gen", "scipy.stats.triang", true, 6, "Pass"},
+		{"OtherClass", "scipy.stats.cauchy", "from scipy.stats import cauchy\nprint(cauchy.cdf(0.0))", "scipy.stats.distributions.cauchy_gen", "scipy.stats.cauchy", true, 1, "Pass"},
+		{"MethodThroughInstance", "scipy.stats.irwinhall.fit", fit, "scipy.stats.distributions.irwinhall_gen.fit", "scipy.stats.irwinhall.fit", true, 1, "Pass"},
+		{"Method", "scipy.stats.distributions.irwinhall_gen.fit", fit, "scipy.stats.distributions.irwinhall_gen.fit", "scipy.stats.irwinhall.fit", true, 1, "Pass"},
+		{"NeverCalled", "scipy.stats.triang", numpyOnly, "scipy.stats.distributions.triang_gen", "scipy.stats.triang", false, 0, "WrongAPISelection"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, c, "check_code", map[string]any{"code": tt.code, "api_name": tt.api})
+			wantOK(t, res)
+			var out struct {
+				checkOut
+				Instances []string `json:"instances"`
+				Calls     int      `json:"calls"`
+			}
+			structured(t, res, &out)
+			txt := text(res)
+			if out.APIName != tt.wantAPI || !slices.Contains(out.Instances, tt.wantInstance) || !out.Ran ||
+				out.TargetCalled != tt.called || out.Calls != tt.calls || out.Label != tt.label {
+				t.Errorf("check_code(%s) = api %s, instances %v, ran %v, called %v (%d calls), label %s; want %s with %s, ran, called %v (%d calls), %s\n%s",
+					tt.api, out.APIName, out.Instances, out.Ran, out.TargetCalled, out.Calls, out.Label, tt.wantAPI, tt.wantInstance, tt.called, tt.calls, tt.label, txt)
+			}
+			if !strings.Contains(txt, "calls through its public instance count: "+strings.Join(out.Instances, ", ")) {
+				t.Errorf("check_code(%s) text does not name the instances:\n%s", tt.api, txt)
+			}
+		})
+	}
+}
