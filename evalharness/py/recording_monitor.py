@@ -26,6 +26,7 @@ _target_api_counts = {_n: 0 for _n in _target_api_names}
 _target_api_calls = []
 _target_api_recording = [False]
 _target_api_depth = [0]
+_target_api_busy = [False]
 _target_api_raised = []
 _target_api_spy_installed = False
 _TARGET_API_MAX_RECORDS = 200
@@ -114,12 +115,17 @@ def _spy_note_raise(orig, e, a, kw, tb):
 
 
 
-def _spy_wrap(orig, name, method=None):
+def _spy_wrap(orig, name, method=None, guard=False):
     # The function spy (§4.4): count, call, record the outermost call. For a
     # method called through an instance proxy (method is its attribute
     # name) the record also says which method; its args are those of the
-    # bound method.
+    # bound method. guard (instance proxies) lets calls made while the
+    # monitor builds a record through unseen: the fingerprint helpers call
+    # numpy, whose own functions reach a spied ufunc (np.nansum uses
+    # np.add.reduce) and would record again without end.
     def _target_api_spy(*a, **kw):
+        if guard and _target_api_busy[0]:
+            return orig(*a, **kw)
         _spy_count(name)
         _target_api_depth[0] += 1
         try:
@@ -127,19 +133,29 @@ def _spy_wrap(orig, name, method=None):
         except BaseException as e:
             _target_api_depth[0] -= 1
             if _target_api_depth[0] == 0:
-                _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                rec = {"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
-                       "args": _fp_canon(orig, a, kw)}
-                if method is not None:
-                    rec["method"] = method
-                _spy_record(rec)
+                busy = _target_api_busy[0]
+                _target_api_busy[0] = guard or busy
+                try:
+                    _spy_note_raise(orig, e, a, kw, e.__traceback__)
+                    rec = {"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
+                           "args": _fp_canon(orig, a, kw)}
+                    if method is not None:
+                        rec["method"] = method
+                    _spy_record(rec)
+                finally:
+                    _target_api_busy[0] = busy
             raise
         _target_api_depth[0] -= 1
         if _target_api_depth[0] == 0 and _spy_recording():
-            rec = {"kind": "call", "ret": _fp(ret), "args": _fp_canon(orig, a, kw)}
-            if method is not None:
-                rec["method"] = method
-            _spy_record(rec)
+            busy = _target_api_busy[0]
+            _target_api_busy[0] = guard or busy
+            try:
+                rec = {"kind": "call", "ret": _fp(ret), "args": _fp_canon(orig, a, kw)}
+                if method is not None:
+                    rec["method"] = method
+                _spy_record(rec)
+            finally:
+                _target_api_busy[0] = busy
         return ret
     try:
         _target_api_spy.__wrapped__ = orig
@@ -179,7 +195,7 @@ def _spy_proxy(orig, name):
     def __getattr__(self, attr):
         v = getattr(orig, attr)
         if not (attr.startswith("__") and attr.endswith("__")) and _spy_inspect.isroutine(v):
-            return _spy_wrap(v, name, attr)
+            return _spy_wrap(v, name, attr, True)
         return v
 
     def __setattr__(self, attr, v):
@@ -198,7 +214,7 @@ def _spy_proxy(orig, name):
         "__getattr__": __getattr__,
         "__setattr__": __setattr__,
         "__delattr__": __delattr__,
-        "__call__": staticmethod(_spy_wrap(orig, name)),
+        "__call__": staticmethod(_spy_wrap(orig, name, None, True)),
         "__repr__": lambda self: repr(orig),
         "__str__": lambda self: str(orig),
         "__format__": lambda self, spec: format(orig, spec),
