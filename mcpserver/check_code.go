@@ -23,7 +23,7 @@ func checkCodeTool() mcp.Tool {
 	return mcp.NewTool("check_code",
 		mcp.WithDescription(`Run your Python code in an isolated sandbox with the target library installed at the indexed version, with a spy on the target API, and report: whether it ran without an exception, whether the target API was really called (and how often), the exception type and message, and a failure label (WrongAPISelection, WrongImport, WrongSyntax, WrongParam, WrongShapeDtype, WrongLogic, or Pass). Use it to verify a call to a novel API before you answer. The sandbox has no network and no access to the user's files; the code must be a complete, self-contained script (imports included) that exercises the API on small inline data. Runs take seconds.`),
 		mcp.WithString("code", mcp.Required(), mcp.Description(fmt.Sprintf("A complete Python script, imports included; at most %d bytes. Markdown fences are stripped.", MaxCodeBytes))),
-		mcp.WithString("api_name", mcp.Required(), mcp.Description(`The fully qualified API the code must call ("numpy.unstack").`)),
+		mcp.WithString("api_name", mcp.Required(), mcp.Description(`The fully qualified API the code must call ("numpy.unstack"). For a class used through its public instance, the class or the instance ("scipy.stats.distributions.triang_gen" or "scipy.stats.triang"); calls of the instance and of its methods count.`)),
 		mcp.WithString("library", mcp.Description(`Library of the API; default: taken from the index entry of api_name, else its top-level package.`)),
 		// The code runs in a throw-away sandbox without network: nothing
 		// outside it changes, and the same code gives the same verdict.
