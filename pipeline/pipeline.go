@@ -185,13 +185,14 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 			return nil
 		}
-		if why := dopts.differ(candPath); why != "" {
+		rediscover, reextract := dopts.differences(candPath)
+		if why := rediscover; why != "" {
 			log.Info("discovering again", "library", lib, "why", why)
 			readPath = ""
 			if err := removeBundles(); err != nil {
 				return sum, err
 			}
-		} else if why := dopts.extractDiffers(candPath); why != "" {
+		} else if why := reextract; why != "" {
 			log.Info("extracting again", "library", lib, "why", why)
 			if err := removeBundles(); err != nil {
 				return sum, err
@@ -420,37 +421,26 @@ func recorded(cands string) (got stageOptions, ok bool, why string) {
 	return got, true, ""
 }
 
-// differ says why the candidates at cands, if any, were discovered with
-// other options or rules than o; "" when they were not (or there are none).
-func (o stageOptions) differ(cands string) string {
+// differences says why the candidates at cands were discovered (discover)
+// and why their bundles were extracted (extract) with other options or
+// rules than o; each is "" when they were not, and both are "" when there
+// are no candidates. An unreadable record counts as differing in both.
+func (o stageOptions) differences(cands string) (discover, extract string) {
 	got, ok, why := recorded(cands)
 	switch {
 	case !ok:
-		return ""
+		return "", ""
 	case why != "":
-		return why
+		return why, why
 	case got.Rules != o.Rules:
-		return fmt.Sprintf("discovery rules %d → %d", got.Rules, o.Rules)
+		discover = fmt.Sprintf("discovery rules %d → %d", got.Rules, o.Rules)
 	case !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom):
-		return fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
+		discover = fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
 	}
-	return ""
-}
-
-// extractDiffers says why the bundles of the candidates at cands were
-// extracted with other rules than o's ExtractRules; "" when they were not
-// (or there are no candidates).
-func (o stageOptions) extractDiffers(cands string) string {
-	got, ok, why := recorded(cands)
-	switch {
-	case !ok:
-		return ""
-	case why != "":
-		return why
-	case got.ExtractRules != o.ExtractRules:
-		return fmt.Sprintf("extraction rules %d → %d", got.ExtractRules, o.ExtractRules)
+	if got.ExtractRules != o.ExtractRules {
+		extract = fmt.Sprintf("extraction rules %d → %d", got.ExtractRules, o.ExtractRules)
 	}
-	return ""
+	return discover, extract
 }
 
 // write records o beside the candidates at cands.
