@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/mcpserver"
 	"github.com/novelapi/novelapi/pipeline"
@@ -134,6 +136,14 @@ func printUp(w io.Writer, s *pipeline.Summary) {
 				name += "(" + r.Condition + ")"
 			}
 			fmt.Fprintf(w, "  %-14s n=%d hit@1 %.3f hit@5 %.3f MRR %.3f\n", name, r.N, r.HitAt1, r.HitAt5, r.MRR)
+		}
+		rep := index.EvalReport{Rows: s.Retrieval}
+		h, okH := rep.Row(index.Hybrid, "", "")
+		full, okF := rep.Row(index.Paper, string(bundles.CondFull), "")
+		shared, okS := rep.Row(index.Paper, index.PaperShared, "")
+		if okH && okF && okS && full.HitAt5 > 0 && shared.HitAt5 > 0 {
+			fmt.Fprintf(w, "  hybrid hit@5 / paper(Full) %.2fx; / paper shared-hit (top five under each of S, S+M, S+E, Full: the paper's 960 of 1,670) %.2fx\n",
+				h.HitAt5/full.HitAt5, h.HitAt5/shared.HitAt5)
 		}
 	}
 	var stages []string
