@@ -295,5 +295,10 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	if b.IsModified && b.OldSignature != nil && *b.OldSignature != "" {
 		fmt.Fprintf(&sb, "%s%s\n", previousSignaturePrefix, *b.OldSignature)
 	}
+	if ch := b.SignatureChanges(); len(ch) > 0 {
+		// What to fix in code written for the old release, without diffing
+		// the two signatures by eye.
+		fmt.Fprintf(&sb, "what changed: %s\n", strings.Join(ch, "; "))
+	}
 	return sb.String()
 }

@@ -213,3 +213,14 @@ func TestGetAPI_InstanceName(t *testing.T) {
 		t.Errorf("render_condition(scipy.stats.cauchy, S+E):\n%s\nwant cauchy_gen's rendering with its example", txt)
 	}
 }
+
+// A modified API's header says what changed in its parameters, so an agent
+// need not diff the previous and current signatures itself.
+func TestGetAPI_WhatChanged(t *testing.T) {
+	c := inProcess(t, newServer(t, mcpserver.Config{}))
+	res := call(t, c, "get_api", getAPIArgs("pandas.read_csv", ""))
+	wantOK(t, res)
+	if txt := text(res); !strings.Contains(txt, "what changed: added dtype_backend='numpy_nullable'\n") {
+		t.Errorf("get_api(pandas.read_csv):\n%s\nwant the what-changed line", txt)
+	}
+}
