@@ -254,6 +254,7 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 		Calls:        v.SpyCalls,
 		Status:       v.Status,
 		Stdout:       lastRunes(string(out.Res.Stdout), 2000),
+		StdoutCut:    out.Res.StdoutDropped,
 		Stderr:       lastRunes(userLines(out.Recs.Layout, string(out.Res.Stderr)), 2000),
 	}
 	if s := out.Recs.Spy; s != nil {

@@ -119,6 +119,10 @@ type CheckResult struct {
 	Label     string `json:"label"` // taxonomy label of the failure, "Pass" when ran and called
 	Rationale string `json:"rationale"`
 	Status    string `json:"status"` // Status* verdict of the run
-	Stdout    string `json:"stdout"` // last 2,000 chars
+	Stdout    string `json:"stdout"` // last 2,000 chars of what the sandbox kept
+	// StdoutCut counts the bytes of stdout the sandbox dropped beyond its
+	// stream cap (sandbox.Limits.StreamCap): Stdout then ends where the
+	// kept part ends, not where the program's output did.
+	StdoutCut int64  `json:"stdout_cut,omitempty"`
 	Stderr    string `json:"stderr"` // last 2,000 chars; script lines named as in Where
 }

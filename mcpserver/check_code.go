@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/index"
 )
 
 var checkParams = []param{
@@ -42,6 +44,17 @@ type checkOut struct {
 	// scipy.stats.distributions.triang_gen), whose calls count as calls of
 	// it.
 	Instances []string `json:"instances,omitempty"`
+	// Resolved says how a short name, alias or instance name was resolved
+	// ("DataFrame.map resolved to pandas.DataFrame.map"); "" when the name
+	// was the API's own.
+	Resolved string `json:"resolved,omitempty"`
+	// Import is the public path to import the API from (index.PreferredImport),
+	// when the index holds it.
+	Import string `json:"import_as,omitempty"`
+	// Unknown is set when the index does not know the name and the check
+	// did not find it called: the nearest names, or the candidates of an
+	// ambiguous name.
+	Unknown string `json:"unknown_api,omitempty"`
 	evalharness.CheckResult
 }
 
@@ -69,10 +82,16 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	name, _ := parseHandle(rawName)
 	out := checkOut{APIName: name}
 
-	// Resolve the library from the index when it is loaded; check_code
-	// also works for APIs the index does not hold.
+	// Resolve the name as get_api does (alias, short name, public
+	// instance) when the index is loaded. check_code also works for APIs
+	// the index does not hold: an unresolved name is spied as given, and
+	// the answer says the index does not know it.
+	var unresolved string
 	if st, cat, err := s.store(ctx); err == nil {
-		b, _ := lookupAPI(st, cat, name, library)
+		b, via, msg, err := resolveAPI(ctx, st, cat, "check_code", name, library)
+		if err != nil {
+			return nil, err
+		}
 		if b == nil {
 			b = instanceOwner(ctx, st, cat, name, library)
 		}
@@ -81,6 +100,12 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 			if b.Provenance != nil {
 				out.Instances = b.Provenance.Instances
 			}
+			out.Import = index.PreferredImport(b.Names())
+			if via != "name" && b.APIName != name {
+				out.Resolved = fmt.Sprintf("%s resolved to %s", name, b.APIName)
+			}
+		} else {
+			unresolved = msg
 		}
 		if out.Library == "" && library != "" {
 			if lib, ok := cat.library(library); ok {
@@ -116,6 +141,11 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		return mcp.NewToolResultError(fmt.Sprintf("check_code: could not run the code for %s (library %s): %v", out.APIName, out.Library, err)), nil
 	}
 	out.CheckResult = cr
+	if unresolved != "" && !(cr.Ran && cr.TargetCalled) {
+		// Not an API of the index, and the check did not find it called:
+		// say so rather than leave only a failure label on the code.
+		out.Unknown = unresolved
+	}
 	return mcp.NewToolResultStructured(out, checkText(out)), nil
 }
 
@@ -145,16 +175,24 @@ func checkText(o checkOut) string {
 		ver = " " + o.Version
 	}
 	fmt.Fprintf(&sb, "check_code for %s (library %s%s)\n", o.APIName, o.Library, ver)
+	if o.Resolved != "" {
+		fmt.Fprintf(&sb, "NOTE: %s\n", o.Resolved)
+	}
+	if o.Unknown != "" {
+		fmt.Fprintf(&sb, "NOTE: the index has no API of this name; the check spied it as given. %s\n", o.Unknown)
+	}
 	fmt.Fprintf(&sb, "ran without exception: %v\n", o.Ran)
-	fmt.Fprintf(&sb, "target %s called: %v (%d call(s))", o.APIName, o.TargetCalled, o.Calls)
 	switch {
 	case o.SpyInstalled:
+		fmt.Fprintf(&sb, "target %s called: %v (%d call(s))", o.APIName, o.TargetCalled, o.Calls)
 	case o.SpyReported:
-		sb.WriteString(" — the spy could not be installed: the target may not exist in this version")
+		fmt.Fprintf(&sb, "target %s called: %v (%d call(s)) — the spy could not be installed: the target may not exist in this version", o.APIName, o.TargetCalled, o.Calls)
 	case o.Reason != "":
-		sb.WriteString(" — unknown: " + o.Reason)
+		// No spy report (timeout, tamper, compile error): calls made
+		// before the end are not known.
+		fmt.Fprintf(&sb, "target %s called: unknown — %s", o.APIName, o.Reason)
 	default:
-		sb.WriteString(" — unknown: the run reported no spy state")
+		fmt.Fprintf(&sb, "target %s called: unknown — the run reported no spy state", o.APIName)
 	}
 	sb.WriteString("\n")
 	if len(o.Instances) > 0 {
@@ -171,6 +209,9 @@ func checkText(o checkOut) string {
 		fmt.Fprintf(&sb, " — %s", o.Rationale)
 	}
 	sb.WriteString("\n")
+	if o.Label == evalharness.LabelWrongImport && o.Import != "" {
+		fmt.Fprintf(&sb, "hint: %s is imported as %s\n", o.APIName, o.Import)
+	}
 	switch {
 	case o.Ran && o.TargetCalled:
 		sb.WriteString("Verdict: OK — the code runs and really calls the target API.\n")
@@ -179,14 +220,38 @@ func checkText(o checkOut) string {
 	default:
 		sb.WriteString("Verdict: the code fails; fix it using the exception above and the signature from get_api.\n")
 	}
-	if t := strings.TrimSpace(o.Stdout); t != "" {
-		fmt.Fprintf(&sb, "stdout (tail):\n%s\n", truncateTail(t, 800))
+	// Leading spaces of the first line are kept (a DataFrame's header).
+	if t := strings.TrimRight(strings.TrimLeft(o.Stdout, "\r\n"), " \t\r\n"); t != "" {
+		if o.StdoutCut > 0 {
+			fmt.Fprintf(&sb, "stdout (the end of what the sandbox kept; %d bytes after it were dropped at its output cap):\n%s\n", o.StdoutCut, truncateTail(t, 800))
+		} else {
+			fmt.Fprintf(&sb, "stdout (tail):\n%s\n", truncateTail(t, 800))
+		}
 	}
 	if t := strings.TrimSpace(o.Stderr); t != "" && !o.Ran {
 		fmt.Fprintf(&sb, "stderr (tail):\n%s\n", truncateTail(t, 1200))
+	} else if w := warningLines(o.Stderr); w != "" {
+		// Code that runs may still use an API the release deprecates
+		// (DataFrame.applymap): the warning is the news.
+		fmt.Fprintf(&sb, "warnings:\n%s\n", truncateTail(w, 600))
 	}
 	return sb.String()
 }
+
+// warningLines returns the lines of stderr that report a Python warning
+// ("...: FutureWarning: DataFrame.applymap has been deprecated..."), one
+// each, in order.
+func warningLines(stderr string) string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); warningRE.MatchString(l) && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+var warningRE = regexp.MustCompile(`\b\w*Warning: `)
 
 func truncateTail(s string, n int) string {
 	r := []rune(s)

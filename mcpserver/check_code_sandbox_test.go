@@ -73,3 +73,54 @@ func TestCheckCode_SandboxInstances(t *testing.T) {
 		})
 	}
 }
+
+// check_code resolves api_name as get_api does: a short name or an import
+// alias checks the API it names (with a NOTE), not a module of that name;
+// a name the index does not know is spied as given, and the answer says so
+// with the nearest names. A WrongImport answer says how the API is
+// imported, a passing one shows the warnings the code raised, and stdout
+// keeps the first line's leading spaces.
+func TestCheckCode_SandboxResolvesNames(t *testing.T) {
+	r := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	c := inProcess(t, newServer(t, mcpserver.Config{
+		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
+			return evalharness.New(evalharness.Config{Runner: r,
+				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
+		},
+	}))
+	const (
+		mapCode = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\nprint(df.map(lambda v: v * 2))"
+		unstack = "import numpy as np\nprint(np.unstack(np.arange(6).reshape(2, 3)))"
+		badImp  = "from numpy.lib.arraysetops import unique_counts\nprint(unique_counts([1, 1, 2]))"
+		applyM  = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2]})\nprint(df.applymap(lambda v: v * 2))\nprint(df.map(lambda v: v))"
+	)
+	for _, tt := range []struct {
+		name, api, code string
+		wantAPI, label  string
+		wantText        []string
+	}{
+		{"ShortName", "DataFrame.map", mapCode, "pandas.DataFrame.map", "Pass",
+			[]string{"NOTE: DataFrame.map resolved to pandas.DataFrame.map", "stdout (tail):\n   a  b\n"}},
+		{"Alias", "np.unstack", unstack, "numpy.unstack", "Pass", []string{"NOTE: np.unstack resolved to numpy.unstack"}},
+		{"Typo", "numpy.unstak", unstack, "numpy.unstak", "WrongAPISelection", []string{"NOTE: the index has no API of this name", "numpy.unstack"}},
+		{"WrongImport", "numpy.unique_counts", badImp, "numpy.unique_counts", "WrongImport", []string{"hint: numpy.unique_counts is imported as numpy.unique_counts"}},
+		{"DeprecationWarning", "pandas.DataFrame.map", applyM, "pandas.DataFrame.map", "Pass", []string{"warnings:\n", "applymap has been deprecated"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, c, "check_code", map[string]any{"code": tt.code, "api_name": tt.api})
+			wantOK(t, res)
+			var out checkOut
+			structured(t, res, &out)
+			txt := text(res)
+			if out.APIName != tt.wantAPI || out.Label != tt.label {
+				t.Errorf("check_code(%s) = api %s, label %s; want %s, %s\n%s", tt.api, out.APIName, out.Label, tt.wantAPI, tt.label, txt)
+			}
+			for _, w := range tt.wantText {
+				if !strings.Contains(txt, w) {
+					t.Errorf("check_code(%s) text lacks %q:\n%s", tt.api, w, txt)
+				}
+			}
+		})
+	}
+}
