@@ -92,6 +92,9 @@ func TestPreferredImport(t *testing.T) {
 		{[]string{"numpy.unstack", "numpy.lib._shape_base_impl.unstack"}, "numpy.unstack"},
 		{[]string{"pandas.core.groupby.GroupBy.std"}, "pandas.core.groupby.GroupBy.std"},
 		{[]string{"pandas.core.frame.DataFrame.map", "pandas.DataFrame.map"}, "pandas.DataFrame.map"},
+		// On a tie the qualified name wins over an alias (legacy numpy.char).
+		{[]string{"numpy.strings.replace", "numpy.char.replace"}, "numpy.strings.replace"},
+		{[]string{"pandas.api.typing.Resampler.first", "pandas.api.typing.DatetimeIndexResamplerGroupby.first"}, "pandas.api.typing.Resampler.first"},
 		{nil, ""},
 	} {
 		if got := PreferredImport(c.names); got != c.want {

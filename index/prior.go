@@ -38,7 +38,10 @@ func publicAPI(b *bundles.Bundle) bool {
 }
 
 // PublicImports returns the public import paths among names (see
-// internalName), fewest segments first, ties alphabetically.
+// internalName), fewest segments first; among paths of as many segments
+// the qualified name (names[0]) comes first, then the others
+// alphabetically: numpy.strings.replace before its legacy alias
+// numpy.char.replace.
 func PublicImports(names []string) []string {
 	var out []string
 	for _, n := range names {
@@ -46,16 +49,29 @@ func PublicImports(names []string) []string {
 			out = append(out, n)
 		}
 	}
+	first := ""
+	if len(names) > 0 {
+		first = names[0]
+	}
 	slices.SortStableFunc(out, func(a, b string) int {
-		return cmp.Or(cmp.Compare(strings.Count(a, "."), strings.Count(b, ".")), strings.Compare(a, b))
+		return cmp.Or(cmp.Compare(strings.Count(a, "."), strings.Count(b, ".")),
+			cmp.Compare(boolRank(a != first), boolRank(b != first)), strings.Compare(a, b))
 	})
 	return out
 }
 
+// boolRank orders false before true.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // PreferredImport returns the import path to show users for an API with
 // these names (qualified name first, then aliases): the public path (see
-// internalName) with the fewest segments, ties broken alphabetically; the
-// first name when none is public. The protocol's api_name keeps the
+// internalName) with the fewest segments, the qualified name on a tie, then
+// alphabetically; the first name when none is public. The protocol's api_name keeps the
 // defining module's path (pandas.io.parsers.readers.read_csv), while code
 // imports pandas.read_csv.
 func PreferredImport(names []string) string {
