@@ -24,7 +24,7 @@ var checkParams = []param{
 func checkCodeTool() mcp.Tool {
 	return mcp.NewTool("check_code",
 		mcp.WithDescription(`Run your Python code in an isolated sandbox with the target library installed at the indexed version, with a spy on the target API, and report: whether it ran without an exception, whether the target API was really called (and how often), the exception type and message, and a failure label (WrongAPISelection, WrongImport, WrongSyntax, WrongParam, WrongShapeDtype, WrongLogic, or Pass). Use it to verify a call to a novel API before you answer. The sandbox has no network and no access to the user's files; the code must be a complete, self-contained script (imports included) that exercises the API on small inline data. Runs take seconds.`),
-		mcp.WithString("code", mcp.Required(), mcp.Description(fmt.Sprintf("A complete Python script, imports included; at most %d bytes. Markdown fences are stripped.", MaxCodeBytes))),
+		mcp.WithString("code", mcp.Required(), mcp.Description(fmt.Sprintf("A complete Python script, imports included; at most %d bytes. A surrounding Markdown fence is stripped; with several fenced blocks only one runs (the longest that parses, as in evaluation), so send one.", MaxCodeBytes))),
 		mcp.WithString("api_name", mcp.Required(), mcp.Description(`The fully qualified API the code must call ("numpy.unstack"). For a class used through its public instance, the class or the instance ("scipy.stats.distributions.triang_gen" or "scipy.stats.triang"); calls of the instance and of its methods count.`)),
 		mcp.WithString("library", mcp.Description(`Library of the API; default: taken from the index entry of api_name, else its top-level package.`)),
 		// The code runs in a throw-away sandbox without network: nothing
@@ -55,6 +55,10 @@ type checkOut struct {
 	// did not find it called: the nearest names, or the candidates of an
 	// ambiguous name.
 	Unknown string `json:"unknown_api,omitempty"`
+	// FencedBlocks counts the fenced code blocks left in the code when
+	// there are several: only one runs, the one the protocol's extraction
+	// picks (novelapibench-protocol §3: the longest parseable python block).
+	FencedBlocks int `json:"fenced_blocks,omitempty"`
 	evalharness.CheckResult
 }
 
@@ -71,6 +75,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		return mcp.NewToolResultError(fmt.Sprintf("check_code: code is %d bytes; the limit is %d", len(code), MaxCodeBytes)), nil
 	}
 	code = stripFences(code)
+	blocks := fencedBlocks(code)
 	rawName, err := a.requireStr("api_name", MaxQueryChars)
 	if err != nil {
 		return toolError(err)
@@ -141,6 +146,9 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		return mcp.NewToolResultError(fmt.Sprintf("check_code: could not run the code for %s (library %s): %v", out.APIName, out.Library, err)), nil
 	}
 	out.CheckResult = cr
+	if blocks > 1 {
+		out.FencedBlocks = blocks
+	}
 	if unresolved != "" && !(cr.Ran && cr.TargetCalled) {
 		// Not an API of the index, and the check did not find it called:
 		// say so rather than leave only a failure label on the code.
@@ -180,6 +188,9 @@ func checkText(o checkOut) string {
 	}
 	if o.Unknown != "" {
 		fmt.Fprintf(&sb, "NOTE: the index has no API of this name; the check spied it as given. %s\n", o.Unknown)
+	}
+	if o.FencedBlocks > 1 {
+		fmt.Fprintf(&sb, "NOTE: the code has %d fenced blocks; only one ran, the one evaluation would pick (the longest that parses as Python, protocol §3). Send the whole program as one block.\n", o.FencedBlocks)
 	}
 	fmt.Fprintf(&sb, "ran without exception: %v\n", o.Ran)
 	switch {
@@ -236,6 +247,11 @@ func checkText(o checkOut) string {
 		fmt.Fprintf(&sb, "warnings:\n%s\n", truncateTail(w, 600))
 	}
 	return sb.String()
+}
+
+// fencedBlocks counts the ``` fenced blocks of code (pairs of fences).
+func fencedBlocks(code string) int {
+	return strings.Count(code, "```") / 2
 }
 
 // warningLines returns the lines of stderr that report a Python warning

@@ -106,6 +106,8 @@ func TestCheckCode_SandboxResolvesNames(t *testing.T) {
 		{"Typo", "numpy.unstak", unstack, "numpy.unstak", "WrongAPISelection", []string{"NOTE: the index has no API of this name", "numpy.unstack"}},
 		{"WrongImport", "numpy.unique_counts", badImp, "numpy.unique_counts", "WrongImport", []string{"hint: numpy.unique_counts is imported as numpy.unique_counts"}},
 		{"DeprecationWarning", "pandas.DataFrame.map", applyM, "pandas.DataFrame.map", "Pass", []string{"warnings:\n", "applymap has been deprecated"}},
+		{"TwoBlocks", "numpy.unstack", "First:\n```python\nimport numpy as np\n```\nThen:\n```python\nprint(np.unstack(np.arange(6).reshape(2, 3)))\n```", "numpy.unstack", "WrongImport",
+			[]string{"NOTE: the code has 2 fenced blocks; only one ran"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, c, "check_code", map[string]any{"code": tt.code, "api_name": tt.api})
