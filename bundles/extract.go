@@ -109,8 +109,10 @@ const (
 // use a name only a dropped (plotting, skipped) statement bound, which
 // failed with a NameError, and no longer repeats the import prelude's lines
 // an example has itself (405 of 623 examples had "import numpy as np"
-// twice). 1 is every earlier extraction.
-const ExtractRules = 4
+// twice); 5 keeps each statement's expected doctest output as comment lines
+// under it ("# -> (array([...]), ...)", at most 6 lines), so an example
+// shows what its calls return. 1 is every earlier extraction.
+const ExtractRules = 5
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

@@ -81,7 +81,8 @@ func TestExtract_Numpy(t *testing.T) {
 		t.Errorf("s_param = %+v", b.SParam)
 	}
 	if len(b.Examples) != 1 || b.Examples[0].Status != bundles.StatusExecuted || !strings.Contains(b.Examples[0].Code, "np.unstack(") ||
-		strings.Contains(b.Examples[0].Code, ">>>") {
+		strings.Contains(b.Examples[0].Code, ">>>") ||
+		!strings.Contains(b.Examples[0].Code, "np.unstack(arr)\n# -> (array([[ 0,  1,  2,  3],\n#            [ 4,  5,  6,  7],") {
 		t.Errorf("examples = %+v", b.Examples)
 	}
 	if w := len(strings.Fields(b.Mechanism.Text)); w < 30 || w > 150 || strings.Contains(b.Mechanism.Text, "``") ||

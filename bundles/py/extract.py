@@ -332,24 +332,42 @@ def mechanism(doc, secs, params, kind, api_name):
 # ---------------------------------------------------------------- examples
 
 def doctest_statements(lines):
-    """Turn doctest lines into a list of statements (strings), dropping expected output."""
+    """Turn doctest lines into a list of (statement, expected output lines) pairs."""
     stmts = []
-    cur = None
+    cur, outl = None, []
     for line in lines:
         s = line.strip()
         if s.startswith(">>>"):
             if cur is not None:
-                stmts.append(cur)
-            cur = [s[4:] if s.startswith(">>> ") else s[3:]]
-        elif cur is not None and (s.startswith("...") and (s == "..." or s.startswith("... "))):
+                stmts.append((cur, outl))
+            cur, outl = [s[4:] if s.startswith(">>> ") else s[3:]], []
+        elif cur is not None and not outl and (s.startswith("...") and (s == "..." or s.startswith("... "))):
             cur.append(s[4:] if s.startswith("... ") else "")
+        elif cur is not None and s:
+            outl.append(line.rstrip())
         else:
             if cur is not None:
-                stmts.append(cur)
-            cur = None
+                stmts.append((cur, outl))
+            cur, outl = None, []
     if cur is not None:
-        stmts.append(cur)
-    return ["\n".join(c).rstrip() for c in stmts]
+        stmts.append((cur, outl))
+    return [("\n".join(c).rstrip(), textwrap.dedent("\n".join(o)).splitlines()) for c, o in stmts]
+
+
+# How much of a doctest's expected output an example keeps, as comments
+# under its statement.
+OUTPUT_LINES = 6
+OUTPUT_CHARS = 100
+
+
+def output_comment(out):
+    """Expected doctest output as comment lines ("# -> ..."), cut to OUTPUT_LINES lines."""
+    if not out:
+        return ""
+    lines = [l[:OUTPUT_CHARS] for l in out[:OUTPUT_LINES]]
+    if len(out) > OUTPUT_LINES:
+        lines.append("...")
+    return "\n".join(("# -> " if i == 0 else "#    ") + l for i, l in enumerate(lines))
 
 
 PLOT_RE = re.compile(r"\b(plt|matplotlib|pyplot|fig|ax|axes)\b|\.plot\(|\.hist\(")
@@ -378,7 +396,9 @@ def build_example(doc, secs, prelude):
     Statements marked +SKIP, plotting ones and unparsable ones are dropped, and so are later
     statements that use a name only a dropped statement bound (`left, right = ax.get_xlim()`
     dropped, then `print(left)`), which would fail with a NameError. Prelude lines the example
-    itself has are not repeated. Returns (code or None, number of statements dropped).
+    itself has are not repeated. A statement's expected doctest output follows it as comment
+    lines ("# -> (array([1, 2]), ...)"), so readers see what it returns. Returns (code or None,
+    number of statements dropped).
     """
     section = None
     for name in ("examples", "example"):
@@ -389,7 +409,7 @@ def build_example(doc, secs, prelude):
     stmts = doctest_statements(lines)
     kept, dropped = [], 0
     gone = set()  # names bound only by dropped statements
-    for st in stmts:
+    for st, out in stmts:
         st = re.sub(r"\s*#\s*doctest:.*$", "", st, flags=re.M) if "doctest: +SKIP" not in st else st
         try:
             tree = ast.parse(st)
@@ -401,7 +421,8 @@ def build_example(doc, secs, prelude):
             gone |= bound_names(tree)
             continue
         gone -= bound_names(tree)
-        kept.append(st)
+        comment = output_comment(out)
+        kept.append(st + "\n" + comment if comment else st)
     if not kept:
         return None, dropped
     own = {line for st in kept for line in st.splitlines()}
