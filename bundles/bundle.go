@@ -83,6 +83,39 @@ type Example struct {
 	Source string `json:"source,omitempty"`
 }
 
+// Stage 2 writes a statement's expected doctest output as comment lines
+// under it: the first starts with ExampleOutputPrefix, the rest with
+// ExampleOutputCont (py/extract.py output_comment, ExtractRules 5).
+const (
+	ExampleOutputPrefix = "# -> "
+	ExampleOutputCont   = "#    "
+)
+
+// StripExampleOutputs removes the expected-output comment lines
+// (ExampleOutputPrefix and the ExampleOutputCont lines after it) from
+// example code, for uses that want the code alone (the index: printed
+// values are not words a question uses).
+func StripExampleOutputs(code string) string {
+	if !strings.Contains(code, ExampleOutputPrefix) {
+		return code
+	}
+	lines := strings.Split(code, "\n")
+	out := lines[:0]
+	inOutput := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, ExampleOutputPrefix):
+			inOutput = true
+			continue
+		case inOutput && strings.HasPrefix(l, ExampleOutputCont):
+			continue
+		}
+		inOutput = false
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // Served reports whether the example may be shown to a model: its status is
 // executed or static (novelapibench-protocol §1.2, §7 Stage 2).
 func (e Example) Served() bool { return e.Status == StatusExecuted || e.Status == StatusStatic }
