@@ -244,6 +244,12 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		return nil, fmt.Errorf("write bundles: %w", err)
 	}
 	m = manifestOf(gen, all, emb)
+	if base != "" {
+		// The base generation's units are kept as they were made.
+		if bm, err := readManifest(filepath.Join(dir, base)); err == nil && bm.UnitRules < m.UnitRules {
+			m.UnitRules = bm.UnitRules
+		}
+	}
 	if err := writeManifest(gdir, m); err != nil {
 		return nil, err
 	}
@@ -281,7 +287,7 @@ func manifestOf(gen string, all []bundles.Bundle, emb Embedder) *Manifest {
 		Format: ManifestFormat, Generation: gen, Created: time.Now().UTC(), Scoring: "bm25",
 		Embedder: EmbedderInfo{ID: emb.ID(), Dim: emb.Dim()}, Bundles: len(all),
 		Libraries: map[string]int{}, Versions: map[string]map[string]int{},
-		Components: map[string]int{}, Novelty: map[string]int{},
+		Components: map[string]int{}, Novelty: map[string]int{}, UnitRules: UnitRules,
 	}
 	for i := range all {
 		b := &all[i]
@@ -299,12 +305,13 @@ func manifestOf(gen string, all []bundles.Bundle, emb Embedder) *Manifest {
 	return m
 }
 
-// BuiltWithDefaultEmbedder reports whether the live index in dir was built
-// with the embedder a zero [BuildConfig] uses (the built-in LSA embedder
-// with its default settings, whatever model it fitted), so that a caller
-// like `novelapi up` can rebuild an index left by an older default. It
-// fails when dir holds no readable index.
-func BuiltWithDefaultEmbedder(dir string) (bool, error) {
+// BuiltCurrent reports whether the live index in dir was built with the
+// embedder a zero [BuildConfig] uses (the built-in LSA embedder with its
+// default settings, whatever model it fitted) and the current [UnitRules],
+// so that a caller like `novelapi up` can rebuild an index left by an
+// older default or older unit rules. It fails when dir holds no readable
+// index.
+func BuiltCurrent(dir string) (bool, error) {
 	gen, err := readCurrent(dir)
 	if err != nil {
 		return false, err
@@ -314,5 +321,5 @@ func BuiltWithDefaultEmbedder(dir string) (bool, error) {
 		return false, err
 	}
 	def := BuildConfig{}.embedder().ID()
-	return m.Embedder.ID == def || fittedWith(m.Embedder.ID, def), nil
+	return m.UnitRules == UnitRules && (m.Embedder.ID == def || fittedWith(m.Embedder.ID, def)), nil
 }

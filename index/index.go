@@ -21,6 +21,12 @@ import (
 // ManifestFormat is the on-disk format version written in every manifest.
 const ManifestFormat = 2 // 2: lexical-code.bleve holds the C units
 
+// UnitRules versions how bundles become retrieval units (unitsOf,
+// componentText), recorded in each manifest so that `novelapi up` rebuilds
+// an index whose units an older rule made: 2 leaves the examples'
+// expected-output comments out of E; 0 is every index before the record.
+const UnitRules = 2
+
 // Query limits and defaults.
 const (
 	DefaultK      = 5
@@ -115,6 +121,10 @@ type Manifest struct {
 	Versions   map[string]map[string]int `json:"versions"`   // bundles per library, version
 	Components map[string]int            `json:"components"` // units per component
 	Novelty    map[string]int            `json:"novelty"`    // bundles per novelty type
+	// UnitRules is the UnitRules of the oldest units in the generation
+	// (index add keeps the base generation's units); 0 before it was
+	// recorded.
+	UnitRules int `json:"unit_rules,omitempty"`
 }
 
 // Stats describes an open index.

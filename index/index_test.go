@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -352,9 +353,9 @@ func TestOpen_EmbedderMismatchKeepsLexical(t *testing.T) {
 	}
 }
 
-// TestBuiltWithDefaultEmbedder checks the test `up` uses to rebuild an
-// index left by an older default embedder.
-func TestBuiltWithDefaultEmbedder(t *testing.T) {
+// TestBuiltCurrent checks the test `up` uses to rebuild an index left by
+// an older default embedder or older unit rules.
+func TestBuiltCurrent(t *testing.T) {
 	bs := readTestBundles(t)
 	def := filepath.Join(t.TempDir(), "def")
 	if _, err := index.Build(t.Context(), def, bs, index.BuildConfig{}); err != nil {
@@ -364,13 +365,31 @@ func TestBuiltWithDefaultEmbedder(t *testing.T) {
 	if _, err := index.Build(t.Context(), hash, bs, index.BuildConfig{Embedder: index.NewHashEmbedder(0)}); err != nil {
 		t.Fatal(err)
 	}
-	for dir, want := range map[string]bool{def: true, hash: false} {
-		got, err := index.BuiltWithDefaultEmbedder(dir)
+	// An index whose manifest predates the unit rules' record.
+	old := filepath.Join(t.TempDir(), "old")
+	if _, err := index.Build(t.Context(), old, bs, index.BuildConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := os.ReadFile(filepath.Join(old, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(old, strings.TrimSpace(string(cur)), "manifest.json")
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), fmt.Sprintf(`"unit_rules": %d`, index.UnitRules), `"unit_rules": 1`, 1))
+	if err := os.WriteFile(mpath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{def: true, hash: false, old: false} {
+		got, err := index.BuiltCurrent(dir)
 		if err != nil || got != want {
-			t.Errorf("BuiltWithDefaultEmbedder(%s) = %v, %v; want %v", filepath.Base(dir), got, err, want)
+			t.Errorf("BuiltCurrent(%s) = %v, %v; want %v", filepath.Base(dir), got, err, want)
 		}
 	}
-	if _, err := index.BuiltWithDefaultEmbedder(t.TempDir()); err == nil {
+	if _, err := index.BuiltCurrent(t.TempDir()); err == nil {
 		t.Error("an empty directory: no error")
 	}
 }

@@ -314,8 +314,8 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 
 	// Index.
 	// CURRENT names the live generation; an index built with an older
-	// default embedder is rebuilt.
-	if current, _ := index.BuiltWithDefaultEmbedder(p.Index); current && Fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) {
+	// default embedder or older unit rules is rebuilt.
+	if current, _ := index.BuiltCurrent(p.Index); current && Fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) {
 		mark(sum.Stages, "index", false)
 	} else {
 		log.Info("stage: index build", "bundles", len(all))
