@@ -54,12 +54,15 @@ var (
 	tbFileLineRE = regexp.MustCompile(`File "` + regexp.QuoteMeta(scriptName) + `", line (\d+)`)
 	// synLineRE matches a SyntaxError message's location, "(_solution.py, line 450)".
 	synLineRE = regexp.MustCompile(`\(` + regexp.QuoteMeta(scriptName) + `, line (\d+)\)`)
+	// warnLineRE matches a warning's location, "/job/_solution.py:593: FutureWarning: ...".
+	warnLineRE = regexp.MustCompile(`\S*` + regexp.QuoteMeta(scriptName) + `:(\d+):`)
 )
 
 // userLines rewrites the flat script's locations in s (a traceback or an
 // exception message) to the parts' own lines: `File "_solution.py", line
-// 450` becomes "line 3 of your code" and "(_solution.py, line 450)" becomes
-// "(line 3 of your code)". Without a layout s is returned as is.
+// 450` becomes "line 3 of your code", "(_solution.py, line 450)" becomes
+// "(line 3 of your code)" and a warning's "/job/_solution.py:450:" becomes
+// "line 3 of your code:". Without a layout s is returned as is.
 func userLines(layout []scriptPart, s string) string {
 	if len(layout) == 0 {
 		return s
@@ -74,6 +77,7 @@ func userLines(layout []scriptPart, s string) string {
 		}
 	}
 	s = tbFileLineRE.ReplaceAllStringFunc(s, repl(tbFileLineRE, "%s"))
+	s = warnLineRE.ReplaceAllStringFunc(s, repl(warnLineRE, "%s:"))
 	return synLineRE.ReplaceAllStringFunc(s, repl(synLineRE, "(%s)"))
 }
 

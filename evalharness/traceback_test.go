@@ -16,7 +16,8 @@ func TestUserLines(t *testing.T) {
 		"  File \"_solution.py\", line 13, in f\n" +
 		"  File \"_solution.py\", line 4, in spy\n" +
 		"  File \"_solution.py\", line 11, in <module>\n" +
-		"SyntaxError: invalid syntax (_solution.py, line 14)\n"
+		"SyntaxError: invalid syntax (_solution.py, line 14)\n" +
+		"/job/_solution.py:13: FutureWarning: DataFrame.applymap has been deprecated.\n"
 	got := userLines(layout, in)
 	for _, want := range []string{
 		`File "/job/runner.py", line 400, in main`,
@@ -25,6 +26,7 @@ func TestUserLines(t *testing.T) {
 		"  line 4 of the harness setup, in spy",
 		"  line 11 of the assembled script, in <module>",
 		"invalid syntax (line 4 of your code)",
+		"line 3 of your code: FutureWarning: DataFrame.applymap",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("userLines lacks %q:\n%s", want, got)
