@@ -220,7 +220,7 @@ func TestGetAPI_WhatChanged(t *testing.T) {
 	c := inProcess(t, newServer(t, mcpserver.Config{}))
 	res := call(t, c, "get_api", getAPIArgs("pandas.read_csv", ""))
 	wantOK(t, res)
-	if txt := text(res); !strings.Contains(txt, "what changed: added dtype_backend='numpy_nullable'\n") {
+	if txt := text(res); !strings.Contains(txt, "what changed: added dtype_backend='numpy_nullable'") {
 		t.Errorf("get_api(pandas.read_csv):\n%s\nwant the what-changed line", txt)
 	}
 }
