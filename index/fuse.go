@@ -8,7 +8,7 @@ import (
 // fusion weights, RRF k, name rules, the ranker's features and weights). It changes whenever a rule
 // changes, so that saved retrieval figures of older rules are recomputed
 // rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.18" // + E units without the examples' expected-output comments
+const RankingVersion = "2026-11-30.19" // an instance's bare leaf names its class only as the whole query
 
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall

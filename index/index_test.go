@@ -452,6 +452,7 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 		"scipy.stats.cauchy.fit(data)": "scipy.stats.distributions.cauchy_gen",
 		"sp.stats.triang.pdf(x, c)":    "scipy.stats.distributions.triang_gen",
 		"stats.cauchy.logpdf":          "scipy.stats.distributions.cauchy_gen",
+		"triang":                       "scipy.stats.distributions.triang_gen", // the leaf as the whole query
 	} {
 		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 3})
 		if err != nil {
@@ -463,7 +464,10 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 	}
 	// A bare receiver is not enough ("f.write(" is a file), nor is an
 	// attribute of an unknown one.
-	for _, q := range []string{"with open(p) as cauchy: cauchy.write(s)", "scipy.stats.norm.pdf(x)"} {
+	for _, q := range []string{"with open(p) as cauchy: cauchy.write(s)", "scipy.stats.norm.pdf(x)",
+		// An instance's leaf called in a sentence is a function of the
+		// user's, not the distribution.
+		"apply triang(x) to every element", "compute `cauchy` of the residuals"} {
 		hits, err := ix.Search(t.Context(), index.Query{Text: q, K: 3})
 		if err != nil {
 			t.Fatal(err)

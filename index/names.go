@@ -24,23 +24,40 @@ type nameTable struct {
 	// attribute of one ("scipy.stats.cauchy.fit", inherited and not an API
 	// of its own) names the class.
 	instance map[string][]string
+	// soleLeaf maps the lowercased last segment of an instance's name
+	// ("norm", "t", "f") to its class's keys. Such leaves are common words
+	// and names in code ("f(x)", "norm(v)"), so they name the class only
+	// when they are the whole query.
+	soleLeaf map[string][]string
 }
 
 func newNameTable() *nameTable {
-	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}, libraries: map[string]bool{}, instance: map[string][]string{}}
+	return &nameTable{full: map[string][]string{}, suffix: map[string][]string{}, libraries: map[string]bool{},
+		instance: map[string][]string{}, soleLeaf: map[string][]string{}}
 }
 
 // addInstances records the names of the public instances of the class at
-// key as names of the API (add) and as receivers whose attributes name it
-// (lookup). For a method (scipy.stats.irwinhall.fit) they are names only:
-// the receiver names the class's own bundle.
+// key: whole and as dotted suffixes of two or more segments
+// ("scipy.stats.norm", "stats.norm") as names of the API, the last segment
+// ("norm") only as a whole query (soleLeaf), and, for a class, the same
+// dotted names as receivers whose attributes name it (lookup). For a
+// method (scipy.stats.irwinhall.fit) the receiver names the class's own
+// bundle, not the method's.
 func (t *nameTable) addInstances(key string, names []string, method bool) {
-	t.add(key, names)
-	if method {
-		return
-	}
 	for _, n := range names {
-		segs := strings.Split(strings.ToLower(n), ".")
+		ln := strings.ToLower(n)
+		t.full[ln] = appendUnique(t.full[ln], key)
+		segs := strings.Split(ln, ".")
+		t.libraries[segs[0]] = true
+		for i := 1; i+2 <= len(segs); i++ {
+			s := strings.Join(segs[i:], ".")
+			t.suffix[s] = appendUnique(t.suffix[s], key)
+		}
+		leaf := segs[len(segs)-1]
+		t.soleLeaf[leaf] = appendUnique(t.soleLeaf[leaf], key)
+		if method {
+			continue
+		}
 		for i := 0; i+2 <= len(segs); i++ {
 			s := strings.Join(segs[i:], ".")
 			t.instance[s] = appendUnique(t.instance[s], key)
@@ -248,6 +265,11 @@ func (t *nameTable) lookup(query string) []string {
 				break
 			}
 			cand = cand[i+1:]
+		}
+		if single {
+			// A public instance's leaf ("triang", "loguniform") as the
+			// whole query.
+			add(t.soleLeaf[s])
 		}
 		if dotted && len(keys) == found {
 			// An attribute of a public instance ("scipy.stats.cauchy.fit",
