@@ -111,8 +111,12 @@ const (
 // an example has itself (405 of 623 examples had "import numpy as np"
 // twice); 5 keeps each statement's expected doctest output as comment lines
 // under it ("# -> (array([...]), ...)", at most 6 lines), so an example
-// shows what its calls return. 1 is every earlier extraction.
-const ExtractRules = 5
+// shows what its calls return; 6 keeps statements that bind a name before
+// using it (`[len(t) for t in knots]` after a dropped plotting loop over
+// t) and does not count names an earlier kept statement bound as gone
+// when a dropped one rebinds them (2 bundles). 1 is every earlier
+// extraction.
+const ExtractRules = 6
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

@@ -2,7 +2,9 @@ package bundles
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Describe says in a few words each how the parameters changed, for a
@@ -38,11 +40,11 @@ func (d SignatureDiff) Describe() []string {
 		o, p := oldBy[n].Default, newBy[n].Default
 		switch {
 		case o == nil && p != nil:
-			out = append(out, fmt.Sprintf("%s now defaults to %s", n, *p))
+			out = append(out, fmt.Sprintf("%s now defaults to %s", n, showDefault(*p)))
 		case o != nil && p == nil:
-			out = append(out, fmt.Sprintf("%s is now required (was %s)", n, *o))
+			out = append(out, fmt.Sprintf("%s is now required (was %s)", n, showDefault(*o)))
 		case o != nil:
-			out = append(out, fmt.Sprintf("%s default %s → %s", n, *o, *p))
+			out = append(out, fmt.Sprintf("%s default %s → %s", n, showDefault(*o), showDefault(*p)))
 		}
 	}
 	var kinds []string
@@ -84,9 +86,19 @@ func displayParam(p ParamInfo, withDefault bool) string {
 		return "**" + p.Name
 	}
 	if withDefault && p.Default != nil {
-		return p.Name + "=" + *p.Default
+		return p.Name + "=" + showDefault(*p.Default)
 	}
 	return p.Name
+}
+
+// showDefault writes a default for one header line: old_parameters hold
+// str(default), which may be a raw newline or tab; such a default is
+// quoted with its escapes.
+func showDefault(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func kindWords(kind string) string {

@@ -34,3 +34,14 @@ func TestSignatureChanges(t *testing.T) {
 		}
 	}
 }
+
+// An old default that str() printed as a raw newline is shown quoted, so
+// the header stays one line.
+func TestSignatureChanges_ControlCharacters(t *testing.T) {
+	nl, sig := "\n", "(x, sep=',')"
+	b := bundles.Bundle{IsModified: true, OldParameters: []bundles.ParamInfo{{Name: "x", Kind: bundles.KindPositionalOrKw}, {Name: "sep", Default: &nl, Kind: bundles.KindPositionalOrKw}},
+		Provenance: &bundles.Provenance{Signature: sig}}
+	if got, want := b.SignatureChanges(), []string{`sep default "\n" → ','`}; !slices.Equal(got, want) {
+		t.Errorf("SignatureChanges = %q; want %q", got, want)
+	}
+}

@@ -74,8 +74,10 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	if len(code) > MaxCodeBytes {
 		return mcp.NewToolResultError(fmt.Sprintf("check_code: code is %d bytes; the limit is %d", len(code), MaxCodeBytes)), nil
 	}
-	code = stripFences(code)
 	blocks := fencedBlocks(code)
+	if blocks <= 1 {
+		code = stripFences(code)
+	} // else the protocol's extraction (§3) picks a block, as in evaluation
 	rawName, err := a.requireStr("api_name", MaxQueryChars)
 	if err != nil {
 		return toolError(err)
@@ -187,7 +189,7 @@ func checkText(o checkOut) string {
 		fmt.Fprintf(&sb, "NOTE: %s\n", o.Resolved)
 	}
 	if o.Unknown != "" {
-		fmt.Fprintf(&sb, "NOTE: the index has no API of this name; the check spied it as given. %s\n", o.Unknown)
+		fmt.Fprintf(&sb, "NOTE: the index has no single API of this name; the check spied it as given. %s\n", o.Unknown)
 	}
 	if o.FencedBlocks > 1 {
 		fmt.Fprintf(&sb, "NOTE: the code has %d fenced blocks; only one ran, the one evaluation would pick (the longest that parses as Python, protocol §3). Send the whole program as one block.\n", o.FencedBlocks)
@@ -278,7 +280,8 @@ func truncateTail(s string, n int) string {
 }
 
 // stripFences removes one surrounding ```python … ``` fence, which agents
-// often leave around code.
+// often leave around code. Code with several fenced blocks is not
+// stripped (see fencedBlocks).
 func stripFences(code string) string {
 	t := strings.TrimSpace(code)
 	if !strings.HasPrefix(t, "```") {

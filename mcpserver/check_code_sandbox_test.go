@@ -103,10 +103,14 @@ func TestCheckCode_SandboxResolvesNames(t *testing.T) {
 		{"ShortName", "DataFrame.map", mapCode, "pandas.DataFrame.map", "Pass",
 			[]string{"NOTE: DataFrame.map resolved to pandas.DataFrame.map", "stdout (tail):\n   a  b\n"}},
 		{"Alias", "np.unstack", unstack, "numpy.unstack", "Pass", []string{"NOTE: np.unstack resolved to numpy.unstack"}},
-		{"Typo", "numpy.unstak", unstack, "numpy.unstak", "WrongAPISelection", []string{"NOTE: the index has no API of this name", "numpy.unstack"}},
+		{"Typo", "numpy.unstak", unstack, "numpy.unstak", "WrongAPISelection", []string{"NOTE: the index has no single API of this name", "numpy.unstack"}},
 		{"WrongImport", "numpy.unique_counts", badImp, "numpy.unique_counts", "WrongImport", []string{"hint: numpy.unique_counts is imported as numpy.unique_counts"}},
 		{"DeprecationWarning", "pandas.DataFrame.map", applyM, "pandas.DataFrame.map", "Pass", []string{"warnings:\n", "applymap has been deprecated"}},
 		{"TwoBlocks", "numpy.unstack", "First:\n```python\nimport numpy as np\n```\nThen:\n```python\nprint(np.unstack(np.arange(6).reshape(2, 3)))\n```", "numpy.unstack", "WrongImport",
+			[]string{"NOTE: the code has 2 fenced blocks; only one ran"}},
+		// Two fences at the very start and end: both blocks still count, and
+		// the one the protocol picks runs (not the prose between them).
+		{"TwoBlocksAtEdges", "numpy.unstack", "```python\nimport numpy as np\nprint(np.unstack(np.arange(6).reshape(2, 3)))\n```\nExample\n```python\nx = 1\n```", "numpy.unstack", "Pass",
 			[]string{"NOTE: the code has 2 fenced blocks; only one ran"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -489,7 +489,6 @@ func Fresh(out, in string) bool {
 	return err == nil && !o.ModTime().Before(i.ModTime())
 }
 
-// overallRows returns the all-library rows of rep, best hit@5 first.
 // hasSharedRow reports whether rep has the paper's shared-hit row, which
 // retrieval reports saved before it was computed lack.
 func hasSharedRow(rep index.EvalReport) bool {
@@ -497,6 +496,7 @@ func hasSharedRow(rep index.EvalReport) bool {
 	return ok
 }
 
+// overallRows returns the all-library rows of rep, best hit@5 first.
 func overallRows(rep index.EvalReport) []index.EvalRow {
 	var rows []index.EvalRow
 	for _, r := range rep.Rows {

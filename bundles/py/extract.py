@@ -408,7 +408,8 @@ def build_example(doc, secs, prelude):
     lines = section if section is not None else doc.splitlines()
     stmts = doctest_statements(lines)
     kept, dropped = [], 0
-    gone = set()  # names bound only by dropped statements
+    gone = set()   # names bound only by dropped statements
+    bound = set()  # names bound by kept statements
     for st, out in stmts:
         st = re.sub(r"\s*#\s*doctest:.*$", "", st, flags=re.M) if "doctest: +SKIP" not in st else st
         try:
@@ -416,11 +417,15 @@ def build_example(doc, secs, prelude):
         except SyntaxError:
             dropped += 1
             continue
-        if "doctest: +SKIP" in st or PLOT_RE.search(st) or loaded_names(tree) & gone:
+        binds = bound_names(tree)
+        # A name the statement binds itself (a loop or comprehension
+        # variable) is not a use of a dropped statement's binding.
+        if "doctest: +SKIP" in st or PLOT_RE.search(st) or (loaded_names(tree) - binds) & gone:
             dropped += 1
-            gone |= bound_names(tree)
+            gone |= binds - bound
             continue
-        gone -= bound_names(tree)
+        gone -= binds
+        bound |= binds
         comment = output_comment(out)
         kept.append(st + "\n" + comment if comment else st)
     if not kept:
