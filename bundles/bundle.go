@@ -176,6 +176,13 @@ type Provenance struct {
 	// examples of a class whose docstring has unfilled %(name)s templates
 	// from the first. Empty for other APIs.
 	Instances []string `json:"instances,omitempty"`
+	// InstanceMethods lists the call forms the first instance's docstring
+	// gives in its Methods section ("pdf(x, c, loc=0, scale=1)", at most
+	// 16), for classes whose own signature is not how users call them
+	// (a scipy.stats distribution's is rv_continuous' constructor). Stage 2
+	// records them when it took the examples from the instance
+	// (ExtractRules 7).
+	InstanceMethods []string `json:"instance_methods,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",
 	// ...): "" means protocol-compatible.
 	Extension string `json:"extension,omitempty"`

@@ -114,9 +114,10 @@ const (
 // shows what its calls return; 6 keeps statements that bind a name before
 // using it (`[len(t) for t in knots]` after a dropped plotting loop over
 // t) and does not count names an earlier kept statement bound as gone
-// when a dropped one rebinds them (2 bundles). 1 is every earlier
-// extraction.
-const ExtractRules = 6
+// when a dropped one rebinds them (2 bundles); 7 records the call forms an
+// instance's docstring lists (Provenance.InstanceMethods). 1 is every
+// earlier extraction.
+const ExtractRules = 7
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
@@ -127,8 +128,11 @@ type extractResult struct {
 	SParam    []Parameter `json:"s_param"`
 	Return    *string     `json:"return_type"`
 	Instances []string    `json:"instances"`
-	Examples  []Example   `json:"examples"`
-	Mechanism struct {
+	// InstanceMethods are the call forms the instance's docstring lists
+	// in its Methods section (only when the examples came from it).
+	InstanceMethods []string  `json:"instance_methods"`
+	Examples        []Example `json:"examples"`
+	Mechanism       struct {
 		Text     string   `json:"text"`
 		Words    int      `json:"words"`
 		Sections []string `json:"sections"`
@@ -502,7 +506,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	p := &Provenance{
 		Library: c.Library, Version: c.NewVersion, Suite: cfg.Env.Manifest.Suite, Environment: cfg.Env.Name,
 		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Replaces: c.Extra.Replaces, Extension: c.Extra.Extension,
-		Instances: r.Instances, Components: comps,
+		Instances: r.Instances, InstanceMethods: r.InstanceMethods, Components: comps,
 	}
 	if c.OldVersion != nil {
 		p.OldVersion = *c.OldVersion

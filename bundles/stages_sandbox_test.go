@@ -139,6 +139,9 @@ func TestExtract_PublicInstances(t *testing.T) {
 	if in := tri.Provenance.Instances; !slices.Equal(in, []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}) {
 		t.Errorf("triang_gen instances = %v", in)
 	}
+	if ms := tri.Provenance.InstanceMethods; !slices.Contains(ms, "pdf(x, c, loc=0, scale=1)") || !slices.Contains(ms, "fit(data)") {
+		t.Errorf("triang_gen instance methods = %v; want the Methods section's call forms, pdf and fit among them", ms)
+	}
 	if m := tri.Mechanism.Text; strings.Contains(m, "%(") || !strings.Contains(m, "up-sloping") || strings.Contains(m, "generic methods") {
 		t.Errorf("triang_gen M = %q; want the class's own notes, without templates or the instance's boilerplate", m)
 	}

@@ -192,6 +192,9 @@ func TestGetAPI_InstanceName(t *testing.T) {
 	if !strings.Contains(txt, "from scipy.stats import triang") {
 		t.Errorf("get_api(scipy.stats.triang):\n%s\nwant the instance's example", txt)
 	}
+	if !strings.Contains(txt, "triang's methods (its docstring): rvs(c, loc=0, scale=1, size=1, random_state=None); pdf(x, c, loc=0, scale=1);") {
+		t.Errorf("get_api(scipy.stats.triang):\n%s\nwant the instance's documented call forms", txt)
+	}
 	var got struct {
 		Instances []string `json:"instances"`
 	}

@@ -373,6 +373,23 @@ def output_comment(out):
 PLOT_RE = re.compile(r"\b(plt|matplotlib|pyplot|fig|ax|axes)\b|\.plot\(|\.hist\(")
 
 
+METHOD_LINE_RE = re.compile(r"^([A-Za-z_]\w*)\((.*)\)$")
+MAX_INSTANCE_METHODS = 16
+
+
+def documented_methods(secs):
+    """The call forms a docstring's Methods section lists ("pdf(x, c, loc=0, scale=1)"), in order,
+    at most MAX_INSTANCE_METHODS: for an instance whose class signature is not how it is called."""
+    out = []
+    for line in secs.get("methods", []):
+        if line.startswith((" ", "\t")):
+            continue
+        m = METHOD_LINE_RE.match(line.strip())
+        if m and len(out) < MAX_INSTANCE_METHODS:
+            out.append(m.group(0))
+    return out
+
+
 def bound_names(tree):
     """Names a statement binds: assignment targets, defs, classes, imports."""
     out = set()
@@ -649,6 +666,8 @@ def one(api, cfg):
     leaf = name.rsplit(".", 1)[-1]
     examples = []
     esecs = secs if example_doc is doc else parse_params(example_doc)[2]
+    if example_doc is not doc:
+        rec["instance_methods"] = documented_methods(esecs)
     code, dropped = build_example(example_doc, esecs, cfg.get("prelude", "")) if example_doc else (None, 0)
     if code:
         status, reason = run_example(code, leaf, cfg.get("example_timeout", 20))
