@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -217,6 +218,28 @@ func (p provenance) line() string {
 	return strings.Join(f, " · ")
 }
 
+// distinctMethodPaths keeps, of paths ordered shortest first, one path per
+// Class.method ending: a module that merely imports a class
+// (pandas.io.feather_format imports DataFrame) gives it one more public
+// path, pandas.io.feather_format.DataFrame.any, that nobody writes. Paths
+// of functions and classes are kept as they are.
+func distinctMethodPaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		segs := strings.Split(p, ".")
+		if n := len(segs); n >= 3 && segs[n-2] != "" && unicode.IsUpper(rune(segs[n-2][0])) {
+			end := segs[n-2] + "." + segs[n-1]
+			if seen[end] {
+				continue
+			}
+			seen[end] = true
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // novelty describes why the API is novel, in a few words.
 func novelty(b *bundles.Bundle) string {
 	old := ""
@@ -266,7 +289,7 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		// The public paths, a few: internal ones (pandas.io.sql.DataFrame.min,
 		// numpy.lib._shape_base_impl.unstack) are not for user code, and a
 		// list of 20 spent the caller's token budget.
-		shown := index.PublicImports(names)
+		shown := distinctMethodPaths(index.PublicImports(names))
 		shown = shown[:min(len(shown), maxImportPaths)]
 		line := strings.Join(shown, ", ")
 		if more := len(names) - len(shown); more > 0 {
