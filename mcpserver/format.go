@@ -300,7 +300,7 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
 		// The deprecated names a user may remember (numpy.trapz for
 		// numpy.trapezoid): say the new API is the one to call.
-		r := index.PublicImports(b.Provenance.Replaces)
+		r := distinctMethodPaths(index.PublicImports(b.Provenance.Replaces))
 		if len(r) == 0 {
 			r = b.Provenance.Replaces
 		}
