@@ -179,9 +179,11 @@ type Provenance struct {
 	// InstanceMethods lists the call forms the first instance's docstring
 	// gives in its Methods section ("pdf(x, c, loc=0, scale=1)", at most
 	// 16), for classes whose own signature is not how users call them
-	// (a scipy.stats distribution's is rv_continuous' constructor). Stage 2
-	// records them when it took the examples from the instance
-	// (ExtractRules 7).
+	// (a scipy.stats distribution's is rv_continuous' constructor), or for
+	// an API that is itself such an instance (scipy.stats.irwinhall, whose
+	// signature is (*args, **kwds)). Stage 2 records them when it took the
+	// examples from the instance (ExtractRules 7) or the API is a callable
+	// object that is neither a function nor a class (ExtractRules 8).
 	InstanceMethods []string `json:"instance_methods,omitempty"`
 	// Extension marks APIs the published protocol would not list ("method",
 	// ...): "" means protocol-compatible.

@@ -115,9 +115,10 @@ const (
 // using it (`[len(t) for t in knots]` after a dropped plotting loop over
 // t) and does not count names an earlier kept statement bound as gone
 // when a dropped one rebinds them (2 bundles); 7 records the call forms an
-// instance's docstring lists (Provenance.InstanceMethods). 1 is every
+// instance's docstring lists (Provenance.InstanceMethods); 8 also for an
+// API that is itself such an instance (scipy.stats.irwinhall). 1 is every
 // earlier extraction.
-const ExtractRules = 7
+const ExtractRules = 8
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

@@ -119,6 +119,8 @@ func TestExtract_PublicInstances(t *testing.T) {
 		// Its example binds `left` in a plotting statement and uses it later
 		// (a NameError before ExtractRules 4).
 		{APIName: "scipy.stats.distributions.vonmises_gen", Kind: bundles.KindClass, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
+		// The instance itself as an API (new in scipy 1.15, as its class).
+		{APIName: "scipy.stats.irwinhall", Kind: bundles.KindFunction, Library: "scipy", Domain: "scientific", NewVersion: "1.15.3"},
 	}
 	out := filepath.Join(t.TempDir(), "bundles.jsonl")
 	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1})
@@ -129,8 +131,11 @@ func TestExtract_PublicInstances(t *testing.T) {
 	for _, b := range bs {
 		got[b.APIName] = b
 	}
-	if len(got) != 5 {
-		t.Fatalf("got %d bundles, summary %+v; want 5", len(bs), sum)
+	if len(got) != 6 {
+		t.Fatalf("got %d bundles, summary %+v; want 6", len(bs), sum)
+	}
+	if ms := got["scipy.stats.irwinhall"].Provenance.InstanceMethods; !slices.Contains(ms, "pdf(x, n, loc=0, scale=1)") {
+		t.Errorf("scipy.stats.irwinhall instance methods = %v; want its docstring's call forms", ms)
 	}
 	if vm := got["scipy.stats.distributions.vonmises_gen"]; len(vm.Examples) != 1 || vm.Examples[0].Status != bundles.StatusExecuted {
 		t.Errorf("vonmises_gen examples = %+v, E %q; want one executed", vm.Examples, vm.Provenance.Components["E"])

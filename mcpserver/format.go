@@ -311,12 +311,16 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		// for scipy.stats.distributions.triang_gen): the name to call.
 		in := b.Provenance.Instances
 		fmt.Fprintf(&sb, "call through the public instance: %s\n", strings.Join(in[:min(len(in), maxImportPaths)], ", "))
-		if ms := b.Provenance.InstanceMethods; len(ms) > 0 {
-			// The class's own signature (S) is not how it is called: the
-			// instance's documented call forms are.
-			leaf := in[0][strings.LastIndexByte(in[0], '.')+1:]
-			fmt.Fprintf(&sb, "%s's methods (its docstring): %s\n", leaf, strings.Join(ms, "; "))
+	}
+	if b.Provenance != nil && len(b.Provenance.InstanceMethods) > 0 {
+		// The class's own signature (S), or an instance's (*args, **kwds),
+		// is not how it is called: the instance's documented call forms are.
+		name := b.APIName
+		if in := b.Provenance.Instances; len(in) > 0 {
+			name = in[0]
 		}
+		leaf := name[strings.LastIndexByte(name, '.')+1:]
+		fmt.Fprintf(&sb, "%s's methods (its docstring): %s\n", leaf, strings.Join(b.Provenance.InstanceMethods, "; "))
 	}
 	if line := provenanceOf(b).line(); line != "" {
 		fmt.Fprintf(&sb, "provenance: %s\n", line)

@@ -668,6 +668,10 @@ def one(api, cfg):
     esecs = secs if example_doc is doc else parse_params(example_doc)[2]
     if example_doc is not doc:
         rec["instance_methods"] = documented_methods(esecs)
+    elif not (inspect.isroutine(obj) or inspect.isclass(obj)) and callable(obj):
+        # The API is itself such an instance (scipy.stats.irwinhall): its
+        # signature is (*args, **kwds); its docstring lists the call forms.
+        rec["instance_methods"] = documented_methods(secs)
     code, dropped = build_example(example_doc, esecs, cfg.get("prelude", "")) if example_doc else (None, 0)
     if code:
         status, reason = run_example(code, leaf, cfg.get("example_timeout", 20))
