@@ -225,6 +225,16 @@ func (b *Bundle) Names() []string {
 	return names
 }
 
+// PublicInstances returns Provenance.Instances, the public instances users
+// call for this class or its method ("scipy.stats.triang" for
+// scipy.stats.distributions.triang_gen); nil without provenance.
+func (b *Bundle) PublicInstances() []string {
+	if b.Provenance == nil {
+		return nil
+	}
+	return b.Provenance.Instances
+}
+
 // bundleJSON has Bundle's fields but no methods, so marshalling it does not
 // recurse into Bundle.MarshalJSON.
 type bundleJSON Bundle

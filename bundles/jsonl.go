@@ -363,7 +363,7 @@ func Find(bs []Bundle, name string) (*Bundle, error) {
 		}
 	}
 	for i := range bs {
-		if p := bs[i].Provenance; p != nil && slices.Contains(p.Instances, full) {
+		if slices.Contains(bs[i].PublicInstances(), full) {
 			return &bs[i], nil
 		}
 	}

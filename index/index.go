@@ -94,14 +94,6 @@ type Hit struct {
 	Chunks []string `json:"chunks,omitempty"`
 }
 
-// instancesOf returns b's Provenance.Instances (nil without provenance).
-func instancesOf(b *bundles.Bundle) []string {
-	if b.Provenance == nil {
-		return nil
-	}
-	return b.Provenance.Instances
-}
-
 // EmbedderInfo identifies the embedder that produced an index's vectors.
 type EmbedderInfo struct {
 	ID  string `json:"id"`
@@ -615,7 +607,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(), Instances: instancesOf(b),
+			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(), Instances: b.PublicInstances(),
 		})
 	}
 	return hits, nil

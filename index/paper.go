@@ -161,7 +161,7 @@ func (ix *Index) searchPaper(ctx context.Context, q Query, f filter) ([]Hit, err
 		pos[key] = len(hits)
 		hits = append(hits, Hit{
 			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
-			Score: 1 / float64(r+1), Rank: r + 1, Chunks: []string{p.texts[ci]}, Instances: instancesOf(b),
+			Score: 1 / float64(r+1), Rank: r + 1, Chunks: []string{p.texts[ci]}, Instances: b.PublicInstances(),
 		})
 	}
 	return hits, nil

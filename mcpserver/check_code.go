@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 )
@@ -99,14 +98,8 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		if err != nil {
 			return nil, err
 		}
-		if b == nil {
-			b = instanceOwner(ctx, st, cat, name, library)
-		}
 		if b != nil {
-			out.APIName, out.Library, out.Version = b.APIName, b.Library, bundleVersion(b)
-			if b.Provenance != nil {
-				out.Instances = b.Provenance.Instances
-			}
+			out.APIName, out.Library, out.Version, out.Instances = b.APIName, b.Library, bundleVersion(b), b.PublicInstances()
 			out.Import = index.PreferredImport(b.Names())
 			if via != "name" && b.APIName != name {
 				out.Resolved = fmt.Sprintf("%s resolved to %s", name, b.APIName)
@@ -157,24 +150,6 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		out.Unknown = unresolved
 	}
 	return mcp.NewToolResultStructured(out, checkText(out)), nil
-}
-
-// instanceOwner returns the bundle of which name is a public instance
-// (Provenance.Instances: "scipy.stats.triang" names
-// scipy.stats.distributions.triang_gen, "scipy.stats.irwinhall.fit" the
-// method irwinhall_gen.fit), or nil. A failed search is nil too: check_code
-// then spies name itself.
-func instanceOwner(ctx context.Context, st Store, cat *catalog, name, library string) *bundles.Bundle {
-	names, err := exactNames(ctx, st, cat, name, library)
-	if err != nil {
-		return nil
-	}
-	for _, n := range names {
-		if b, ok := st.Bundle(n, ""); ok && b.Provenance != nil && slices.Contains(b.Provenance.Instances, name) {
-			return b
-		}
-	}
-	return nil
 }
 
 // checkText is the agent-facing summary of a check.

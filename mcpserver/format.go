@@ -306,17 +306,16 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		}
 		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(r[:min(len(r), maxImportPaths)], ", "))
 	}
-	if b.Provenance != nil && len(b.Provenance.Instances) > 0 {
+	if in := b.PublicInstances(); len(in) > 0 {
 		// A class users reach through its one instance (scipy.stats.triang
 		// for scipy.stats.distributions.triang_gen): the name to call.
-		in := b.Provenance.Instances
 		fmt.Fprintf(&sb, "call through the public instance: %s\n", strings.Join(in[:min(len(in), maxImportPaths)], ", "))
 	}
 	if b.Provenance != nil && len(b.Provenance.InstanceMethods) > 0 {
 		// The class's own signature (S), or an instance's (*args, **kwds),
 		// is not how it is called: the instance's documented call forms are.
 		name := b.APIName
-		if in := b.Provenance.Instances; len(in) > 0 {
+		if in := b.PublicInstances(); len(in) > 0 {
 			name = in[0]
 		}
 		leaf := name[strings.LastIndexByte(name, '.')+1:]

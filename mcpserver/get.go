@@ -42,7 +42,7 @@ func getTool() mcp.Tool {
 type getOut struct {
 	APIName      string        `json:"api_name"`
 	Requested    string        `json:"requested_name,omitempty"` // when it differs from api_name
-	ResolvedVia  string        `json:"resolved_via"`             // "name", "alias", "case", "library+leaf", "exact-name"
+	ResolvedVia  string        `json:"resolved_via"`             // "name", "alias", "case", "library+leaf", "instance", "exact-name"
 	Library      string        `json:"library"`
 	Version      versionChoice `json:"version"`
 	Novelty      string        `json:"novelty"`
@@ -124,10 +124,7 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		notes = append(notes, vc.Note())
 	}
 	out := getOut{APIName: b.APIName, ResolvedVia: via, Library: b.Library, Version: vc, Novelty: novelty(b),
-		ImportPaths: b.Names(), Handle: handleOf(b), Provenance: provenanceOf(b)}
-	if b.Provenance != nil {
-		out.Instances = b.Provenance.Instances
-	}
+		ImportPaths: b.Names(), Instances: b.PublicInstances(), Handle: handleOf(b), Provenance: provenanceOf(b)}
 	if b.IsModified {
 		out.OldSignature = b.OldSignature
 	}
@@ -138,6 +135,8 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 			notes = append(notes, fmt.Sprintf("%s is another import path of %s (the same object)", name, b.APIName))
 		case "exact-name":
 			notes = append(notes, fmt.Sprintf("%q resolved to %s, the only novel API indexed under that name", name, b.APIName))
+		case "instance":
+			notes = append(notes, fmt.Sprintf("%s is a public instance of %s, the class it documents", name, b.APIName))
 		default:
 			notes = append(notes, fmt.Sprintf("%q resolved to %s", name, b.APIName))
 		}
@@ -206,19 +205,31 @@ func lookupAPI(st Store, cat *catalog, name, library string) (*bundles.Bundle, s
 	return nil, ""
 }
 
-// resolveAPI finds the API name designates: by name or alias (lookupAPI),
-// else by search_apis' exact-name rule (exactNames), which via then says
-// ("exact-name"). b is nil when name designates no API or several, and msg
-// then says so as tool's answer: the nearest names (notFound) or the
-// candidates' handles (ambiguous). err is set only when the lookup itself
-// failed.
+// resolveAPI finds the API name designates: by its own name or alias
+// (lookupAPI); else as exactly one API's public instance (Provenance.Instances,
+// case-sensitive: "scipy.stats.uniform" is uniform_gen's instance, not the
+// class scipy.stats.Uniform that lookupAPI's case-insensitive match finds;
+// via "instance"); else by lookupAPI's looser matches; else by search_apis'
+// exact-name rule (exactNames; via "exact-name"). b is nil when name
+// designates no API or several, and msg then says so as tool's answer: the
+// nearest names (notFound) or the candidates' handles (ambiguous). err is
+// set only when the lookup itself failed.
 func resolveAPI(ctx context.Context, st Store, cat *catalog, tool, name, library string) (b *bundles.Bundle, via, msg string, err error) {
-	if b, via = lookupAPI(st, cat, name, library); b != nil {
+	b, via = lookupAPI(st, cat, name, library)
+	if b != nil && slices.Contains(b.Names(), name) {
 		return b, via, "", nil
 	}
 	names, err := exactNames(ctx, st, cat, name, library)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("%s: look up %q: %w", tool, name, err)
+	}
+	for _, n := range names {
+		if ib, ok := st.Bundle(n, ""); ok && slices.Contains(ib.PublicInstances(), name) {
+			return ib, "instance", "", nil
+		}
+	}
+	if b != nil {
+		return b, via, "", nil
 	}
 	switch len(names) {
 	case 0:

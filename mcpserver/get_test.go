@@ -227,3 +227,36 @@ func TestGetAPI_WhatChanged(t *testing.T) {
 		t.Errorf("get_api(pandas.read_csv):\n%s\nwant the what-changed line", txt)
 	}
 }
+
+// A public instance's name resolves to its class even when another API's
+// name differs from it only in case (scipy.stats.uniform, the instance of
+// uniform_gen, and the class scipy.stats.Uniform): the exact-name rule
+// ignores case, the instance list does not.
+func TestGetAPI_InstanceNameBeatsCaseTwin(t *testing.T) {
+	bs, _, err := bundles.ReadBundles("../index/testdata/instances.jsonl", bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		if b.APIName == "scipy.stats.distributions.cauchy_gen" {
+			twin := b
+			twin.APIName, twin.SName = "scipy.stats.Cauchy", "scipy.stats.Cauchy"
+			p := *b.Provenance
+			p.Instances, p.InstanceMethods, p.Aliases = nil, nil, nil
+			twin.Provenance = &p
+			bs = append(bs, twin)
+			break
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bundles.jsonl")
+	if err := bundles.WriteBundles(path, bs); err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, serverOver(t, path, mcpserver.Config{}))
+	res := call(t, c, "get_api", getAPIArgs("scipy.stats.cauchy", ""))
+	wantOK(t, res)
+	if txt := text(res); !strings.Contains(txt, "API: scipy.stats.distributions.cauchy_gen") ||
+		!strings.Contains(txt, "scipy.stats.cauchy is a public instance of scipy.stats.distributions.cauchy_gen") {
+		t.Errorf("get_api(scipy.stats.cauchy):\n%s\nwant cauchy_gen, whose instance it is, and a note saying so", txt)
+	}
+}

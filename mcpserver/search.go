@@ -281,10 +281,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			it := items[i]
 			si := searchItem{Rank: i + 1, APIName: it.b.APIName, Library: it.b.Library, Version: bundleVersion(it.b),
 				Match: it.vc.Match, Handle: handleOf(it.b), Score: round3(it.hit.Score),
-				Components: codes(p.partsShown[i]), Truncated: p.truncated[i]}
-			if it.b.Provenance != nil {
-				si.Instances = it.b.Provenance.Instances
-			}
+				Components: codes(p.partsShown[i]), Truncated: p.truncated[i], Instances: it.b.PublicInstances()}
 			si.Missing = strings.Join(missingParts(it.b, r.comps, it.parts), "+")
 			out.Results = append(out.Results, si)
 		}
