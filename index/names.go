@@ -49,18 +49,16 @@ func (t *nameTable) addInstances(key string, names []string, method bool) {
 		t.full[ln] = appendUnique(t.full[ln], key)
 		segs := strings.Split(ln, ".")
 		t.libraries[segs[0]] = true
-		for i := 1; i+2 <= len(segs); i++ {
-			s := strings.Join(segs[i:], ".")
-			t.suffix[s] = appendUnique(t.suffix[s], key)
-		}
 		leaf := segs[len(segs)-1]
 		t.soleLeaf[leaf] = appendUnique(t.soleLeaf[leaf], key)
-		if method {
-			continue
-		}
-		for i := 0; i+2 <= len(segs); i++ {
+		for i := 0; i+2 <= len(segs); i++ { // the name and its dotted suffixes
 			s := strings.Join(segs[i:], ".")
-			t.instance[s] = appendUnique(t.instance[s], key)
+			if i > 0 {
+				t.suffix[s] = appendUnique(t.suffix[s], key)
+			}
+			if !method {
+				t.instance[s] = appendUnique(t.instance[s], key)
+			}
 		}
 	}
 }
