@@ -10,9 +10,10 @@ Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
 after each API so a batch killed half-way keeps what it finished:
 
   {"api_name", "ok", "error", "signature", "s_param": [{name, type, default,
-   description, constraints}], "return_type", "instances", "examples": [{code, status,
-   reason, source}], "mechanism": {text, words, sections}, "implementation",
-   "implementation_note", "helpers": [...], "docstring_style"}
+   description, constraints}], "return_type", "instances", "instance_methods",
+   "examples": [{code, status, reason, source}], "mechanism": {text, words,
+   sections}, "implementation", "implementation_note", "helpers": [...],
+   "docstring_style"}
 
 Every example runs in its own python3 process (cwd a fresh directory under
 /tmp) with a timeout. Python 3.11+, standard library only.
@@ -635,12 +636,15 @@ def one(api, cfg):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         obj, _mod, owner = resolve(name)
+    # An object that is neither a routine nor a class: a callable instance
+    # such as scipy.stats.irwinhall, listed as a function.
+    is_object = not (inspect.isroutine(obj) or inspect.isclass(obj))
     doc = getattr(obj, "__doc__", None)
-    if kind == "function" and not (inspect.isroutine(obj) or inspect.isclass(obj)) and not isinstance(doc, str):
+    if kind == "function" and is_object and not isinstance(doc, str):
         doc = type(obj).__doc__
     doc = inspect.cleandoc(doc) if isinstance(doc, str) else ""
     instances, inst = instances_of(obj, owner, name, kind)
-    example_doc = doc
+    filled = None  # the instance's docstring, when the examples come from it
     if kind == "class" and TEMPLATE_RE.search(doc):
         # A class docstring with unfilled %(name)s templates (scipy.stats'
         # *_gen classes) is filled on its instance. The examples come from
@@ -648,7 +652,7 @@ def one(api, cfg):
         # which fill in boilerplate shared by every such class.
         idoc = getattr(inst, "__doc__", None)
         if isinstance(idoc, str) and not TEMPLATE_RE.search(idoc):
-            example_doc = inspect.cleandoc(idoc)
+            filled = inspect.cleandoc(idoc)
         doc = inspect.cleandoc(TEMPLATE_RE.sub("", doc))
     style, descs, secs = parse_params(doc)
     if kind == "class" and not descs:
@@ -665,10 +669,11 @@ def one(api, cfg):
                 "instances": instances})
     leaf = name.rsplit(".", 1)[-1]
     examples = []
-    esecs = secs if example_doc is doc else parse_params(example_doc)[2]
-    if example_doc is not doc:
+    example_doc, esecs = doc, secs
+    if filled is not None:
+        example_doc, esecs = filled, parse_params(filled)[2]
         rec["instance_methods"] = documented_methods(esecs)
-    elif not (inspect.isroutine(obj) or inspect.isclass(obj)) and callable(obj):
+    elif is_object and callable(obj):
         # The API is itself such an instance (scipy.stats.irwinhall): its
         # signature is (*args, **kwds); its docstring lists the call forms.
         rec["instance_methods"] = documented_methods(secs)
