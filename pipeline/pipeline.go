@@ -186,14 +186,14 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil
 		}
 		rediscover, reextract := dopts.differences(candPath)
-		if why := rediscover; why != "" {
-			log.Info("discovering again", "library", lib, "why", why)
+		if rediscover != "" {
+			log.Info("discovering again", "library", lib, "why", rediscover)
 			readPath = ""
 			if err := removeBundles(); err != nil {
 				return sum, err
 			}
-		} else if why := reextract; why != "" {
-			log.Info("extracting again", "library", lib, "why", why)
+		} else if reextract != "" {
+			log.Info("extracting again", "library", lib, "why", reextract)
 			if err := removeBundles(); err != nil {
 				return sum, err
 			}
