@@ -1,15 +1,11 @@
 package mcpserver_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/mcpserver"
-	"github.com/novelapi/novelapi/sandbox"
-	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
 // check_code on scipy.stats distributions, over their real bundles (which
@@ -18,14 +14,7 @@ import (
 // name and, for a method, under the method's path through the instance;
 // code that never uses the distribution does not.
 func TestCheckCode_SandboxInstances(t *testing.T) {
-	r := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-sci")
-	c := inProcess(t, serverOver(t, "../index/testdata/instances.jsonl", mcpserver.Config{
-		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
-			return evalharness.New(evalharness.Config{Runner: r,
-				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
-		},
-	}))
+	c := inProcess(t, serverOver(t, "../index/testdata/instances.jsonl", mcpserver.Config{Harness: sandboxHarness(t)}))
 	const (
 		triang = "import numpy as np\nfrom scipy.stats import triang\nc = 0.158\n" +
 			"mean, var, skew, kurt = triang.stats(c, moments='mvsk')\n" +
@@ -81,14 +70,7 @@ func TestCheckCode_SandboxInstances(t *testing.T) {
 // imported, a passing one shows the warnings the code raised, and stdout
 // keeps the first line's leading spaces.
 func TestCheckCode_SandboxResolvesNames(t *testing.T) {
-	r := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-sci")
-	c := inProcess(t, newServer(t, mcpserver.Config{
-		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
-			return evalharness.New(evalharness.Config{Runner: r,
-				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
-		},
-	}))
+	c := inProcess(t, newServer(t, mcpserver.Config{Harness: sandboxHarness(t)}))
 	const (
 		mapCode = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\nprint(df.map(lambda v: v * 2))"
 		unstack = "import numpy as np\nprint(np.unstack(np.arange(6).reshape(2, 3)))"

@@ -25,15 +25,22 @@ const (
 // sandbox on the trixie-sci environment (skipped locally without one,
 // failing under NOVELAPI_REQUIRE_SANDBOX=1).
 func sandboxServer(t *testing.T) *mcpserver.Server {
+	return newServer(t, mcpserver.Config{
+		Harness: sandboxHarness(t),
+		Eval:    mcpserver.EvalConfig{TasksPath: evalTasks, ExpectedPath: evalExpected, RunsDir: t.TempDir(), Workers: 2},
+	})
+}
+
+// sandboxHarness builds the evaluation harness over the real sandbox and
+// the trixie-sci environment (skipped locally without one, failing under
+// NOVELAPI_REQUIRE_SANDBOX=1).
+func sandboxHarness(t *testing.T) func(context.Context) (*evalharness.Harness, error) {
 	r := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	return newServer(t, mcpserver.Config{
-		Harness: func(ctx context.Context) (*evalharness.Harness, error) {
-			return evalharness.New(evalharness.Config{Runner: r,
-				Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
-		},
-		Eval: mcpserver.EvalConfig{TasksPath: evalTasks, ExpectedPath: evalExpected, RunsDir: t.TempDir(), Workers: 2},
-	})
+	return func(ctx context.Context) (*evalharness.Harness, error) {
+		return evalharness.New(evalharness.Config{Runner: r,
+			Envs: func(string) (*sandbox.Environment, error) { return env, nil }, Log: quietLog()})
+	}
 }
 
 type checkOut struct {
