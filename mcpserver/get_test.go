@@ -152,20 +152,14 @@ func getAPIArgs(name, library string) map[string]any {
 // leads get_api and search_apis to the new API, whose header says what it
 // replaces.
 func TestGetAPI_DeprecatedNameLeadsToReplacement(t *testing.T) {
-	bs, _, err := bundles.ReadBundles(ambiguousBundles, bundles.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range bs {
-		if bs[i].APIName == "pandas.DataFrame.map" {
-			bs[i].Provenance.Replaces = []string{"pandas.core.frame.DataFrame.applymap", "pandas.DataFrame.applymap"}
+	c := inProcess(t, serverOverEdited(t, ambiguousBundles, func(bs []bundles.Bundle) []bundles.Bundle {
+		for i := range bs {
+			if bs[i].APIName == "pandas.DataFrame.map" {
+				bs[i].Provenance.Replaces = []string{"pandas.core.frame.DataFrame.applymap", "pandas.DataFrame.applymap"}
+			}
 		}
-	}
-	path := filepath.Join(t.TempDir(), "bundles.jsonl")
-	if err := bundles.WriteBundles(path, bs); err != nil {
-		t.Fatal(err)
-	}
-	c := inProcess(t, serverOver(t, path, mcpserver.Config{}))
+		return bs
+	}))
 	res := call(t, c, "get_api", getAPIArgs("pd.DataFrame.applymap", ""))
 	wantOK(t, res)
 	if txt := text(res); !strings.Contains(txt, "API: pandas.DataFrame.map") || !strings.Contains(txt, "replaces (deprecated in this release): pandas.DataFrame.applymap") {
@@ -233,30 +227,38 @@ func TestGetAPI_WhatChanged(t *testing.T) {
 // uniform_gen, and the class scipy.stats.Uniform): the exact-name rule
 // ignores case, the instance list does not.
 func TestGetAPI_InstanceNameBeatsCaseTwin(t *testing.T) {
-	bs, _, err := bundles.ReadBundles("../index/testdata/instances.jsonl", bundles.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bs {
-		if b.APIName == "scipy.stats.distributions.cauchy_gen" {
-			twin := b
-			twin.APIName, twin.SName = "scipy.stats.Cauchy", "scipy.stats.Cauchy"
-			p := *b.Provenance
-			p.Instances, p.InstanceMethods, p.Aliases = nil, nil, nil
-			twin.Provenance = &p
-			bs = append(bs, twin)
-			break
+	c := inProcess(t, serverOverEdited(t, "../index/testdata/instances.jsonl", func(bs []bundles.Bundle) []bundles.Bundle {
+		for _, b := range bs {
+			if b.APIName == "scipy.stats.distributions.cauchy_gen" {
+				twin := b
+				twin.APIName, twin.SName = "scipy.stats.Cauchy", "scipy.stats.Cauchy"
+				p := *b.Provenance
+				p.Instances, p.InstanceMethods, p.Aliases = nil, nil, nil
+				twin.Provenance = &p
+				return append(bs, twin)
+			}
 		}
-	}
-	path := filepath.Join(t.TempDir(), "bundles.jsonl")
-	if err := bundles.WriteBundles(path, bs); err != nil {
-		t.Fatal(err)
-	}
-	c := inProcess(t, serverOver(t, path, mcpserver.Config{}))
+		return bs
+	}))
 	res := call(t, c, "get_api", getAPIArgs("scipy.stats.cauchy", ""))
 	wantOK(t, res)
 	if txt := text(res); !strings.Contains(txt, "API: scipy.stats.distributions.cauchy_gen") ||
 		!strings.Contains(txt, "scipy.stats.cauchy is a public instance of scipy.stats.distributions.cauchy_gen") {
 		t.Errorf("get_api(scipy.stats.cauchy):\n%s\nwant cauchy_gen, whose instance it is, and a note saying so", txt)
 	}
+}
+
+// serverOverEdited serves the bundles of path after edit, written to a
+// temporary file.
+func serverOverEdited(t *testing.T, path string, edit func([]bundles.Bundle) []bundles.Bundle) *mcpserver.Server {
+	t.Helper()
+	bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(t.TempDir(), "bundles.jsonl")
+	if err := bundles.WriteBundles(edited, edit(bs)); err != nil {
+		t.Fatal(err)
+	}
+	return serverOver(t, edited, mcpserver.Config{})
 }
