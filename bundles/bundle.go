@@ -1,9 +1,9 @@
 package bundles
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
+
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A Bundle is the knowledge bundle of one novel API: the protocol's
@@ -249,7 +249,7 @@ func (b Bundle) MarshalJSON() ([]byte, error) {
 	if v.Examples == nil {
 		v.Examples = []Example{}
 	}
-	return marshalNoEscape(v)
+	return jsonl.MarshalNoEscape(v)
 }
 
 type mechanismJSON Mechanism
@@ -260,19 +260,7 @@ func (m Mechanism) MarshalJSON() ([]byte, error) {
 	if v.References == nil {
 		v.References = []string{}
 	}
-	return marshalNoEscape(v)
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping, so that code
-// containing <, > and & stays readable in the files we write.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return jsonl.MarshalNoEscape(v)
 }
 
 // SplitQualname splits a dotted name at its last dot into the parent path

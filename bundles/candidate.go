@@ -3,6 +3,8 @@ package bundles
 import (
 	"encoding/json"
 	"maps"
+
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A Candidate is one Stage-1 discovery record, the protocol's APIEntry
@@ -101,7 +103,7 @@ var extraKeys = []string{"class_role", "old_signature", "old_parameters", "old_a
 // MarshalJSON encodes the non-empty known fields and every key of Other as
 // one object; known fields win over Other keys of the same name.
 func (e Extra) MarshalJSON() ([]byte, error) {
-	known, err := marshalNoEscape(extraJSON(e))
+	known, err := jsonl.MarshalNoEscape(extraJSON(e))
 	if err != nil {
 		return nil, err
 	}
@@ -114,17 +116,17 @@ func (e Extra) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	maps.Copy(all, k)
-	return marshalNoEscape(all)
+	return jsonl.MarshalNoEscape(all)
 }
 
-// ReadCandidates reads a candidates.jsonl file, see [ReadJSONL].
-func ReadCandidates(path string, opts ReadOptions) ([]Candidate, ReadStats, error) {
-	return ReadJSONL[Candidate](path, opts)
+// ReadCandidates reads a candidates.jsonl file, see [jsonl.Read].
+func ReadCandidates(path string, opts jsonl.ReadOptions) ([]Candidate, jsonl.ReadStats, error) {
+	return jsonl.Read[Candidate](path, opts)
 }
 
-// WriteCandidates writes candidates atomically to path, see [WriteJSONL].
+// WriteCandidates writes candidates atomically to path, see [jsonl.Write].
 func WriteCandidates(path string, cs []Candidate) error {
-	return WriteJSONL(path, cs)
+	return jsonl.Write(path, cs)
 }
 
 // MarshalJSON encodes c, writing nil parameters as [].
@@ -134,5 +136,5 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	if v.Parameters == nil {
 		v.Parameters = []ParamInfo{}
 	}
-	return marshalNoEscape(v)
+	return jsonl.MarshalNoEscape(v)
 }

@@ -8,7 +8,7 @@
 // (implementation source). Bundles are stored as bundles.jsonl, one record
 // per line, in the published format (§1.2) plus novelapi's [Provenance];
 // [ReadBundles] reads published files unchanged and reports malformed lines
-// as *[ParseError] with file and line. Stage-1 discovery records are
+// as *[jsonl.ParseError] with file and line. Stage-1 discovery records are
 // [Candidate]s (§1.6).
 //
 // [Render] produces the knowledge text of one of the 12 [Condition]s

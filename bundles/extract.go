@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/schollz/progressbar/v3"
@@ -173,18 +174,18 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 	}
 	log := cmp.Or(cfg.Logger, slog.Default())
 	done := map[string]bool{}
-	var out *AppendWriter[Bundle]
-	var dropOut *AppendWriter[Dropped]
+	var out *jsonl.Appender[Bundle]
+	var dropOut *jsonl.Appender[Dropped]
 	if cfg.Out != "" {
 		var err error
 		if done, err = doneAPIs(cfg.Out); err != nil {
 			return nil, sum, err
 		}
-		if out, err = OpenAppend[Bundle](cfg.Out); err != nil {
+		if out, err = jsonl.OpenAppend[Bundle](cfg.Out); err != nil {
 			return nil, sum, err
 		}
 		defer out.Close()
-		if dropOut, err = OpenAppend[Dropped](cfg.Out + ".dropped.jsonl"); err != nil {
+		if dropOut, err = jsonl.OpenAppend[Dropped](cfg.Out + ".dropped.jsonl"); err != nil {
 			return nil, sum, err
 		}
 		defer dropOut.Close()
@@ -294,7 +295,7 @@ feed:
 		firstErr = context.Cause(ctx)
 	}
 	if cfg.Out != "" {
-		all, _, err := ReadBundles(cfg.Out, ReadOptions{SkipBad: true})
+		all, _, err := ReadBundles(cfg.Out, jsonl.ReadOptions{SkipBad: true})
 		if err == nil {
 			sum.TotalInOut = len(all)
 			for _, b := range all {

@@ -3,6 +3,8 @@ package bundles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // CanonicalJSON returns the canonical encoding of b's published fields, the
@@ -26,7 +28,7 @@ func (b *Bundle) CanonicalJSON() ([]byte, error) {
 			c.Examples[i] = e
 		}
 	}
-	return marshalNoEscape(c)
+	return jsonl.MarshalNoEscape(c)
 }
 
 // ComputeHash returns the lowercase hex sha256 of [Bundle.CanonicalJSON]:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // publishedKeys lists the §1.2 fields; the round trip must keep exactly these.
@@ -31,7 +32,7 @@ func TestReadBundles_PublishedRoundTrip(t *testing.T) {
 	for _, name := range []string{"published.jsonl", "novelapi.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join("testdata", "formats", name)
-			bs, stats, err := bundles.ReadBundles(src, bundles.ReadOptions{})
+			bs, stats, err := bundles.ReadBundles(src, jsonl.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +44,7 @@ func TestReadBundles_PublishedRoundTrip(t *testing.T) {
 			if err := bundles.WriteBundles(out, bs); err != nil {
 				t.Fatal(err)
 			}
-			again, _, err := bundles.ReadBundles(out, bundles.ReadOptions{})
+			again, _, err := bundles.ReadBundles(out, jsonl.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +94,7 @@ func contains(xs []string, s string) bool {
 }
 
 func TestReadBundles_NullsAndEmpties(t *testing.T) {
-	bs, _, err := bundles.ReadBundles(filepath.Join("testdata", "formats", "published.jsonl"), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join("testdata", "formats", "published.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +146,8 @@ func TestWriteBundles_NilListsAreEmpty(t *testing.T) {
 func TestReadJSONL_BadLines(t *testing.T) {
 	path := filepath.Join("testdata", "formats", "bad.jsonl")
 	t.Run("Strict", func(t *testing.T) {
-		bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
-		pe, ok := errors.AsType[*bundles.ParseError](err)
+		bs, _, err := bundles.ReadBundles(path, jsonl.ReadOptions{})
+		pe, ok := errors.AsType[*jsonl.ParseError](err)
 		if !ok {
 			t.Fatalf("err = %v, want *ParseError", err)
 		}
@@ -161,7 +162,7 @@ func TestReadJSONL_BadLines(t *testing.T) {
 		}
 	})
 	t.Run("SkipBad", func(t *testing.T) {
-		bs, stats, err := bundles.ReadBundles(path, bundles.ReadOptions{SkipBad: true})
+		bs, stats, err := bundles.ReadBundles(path, jsonl.ReadOptions{SkipBad: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestReadJSONL_BadLines(t *testing.T) {
 }
 
 func TestReadJSONL_MissingFile(t *testing.T) {
-	_, _, err := bundles.ReadBundles(filepath.Join(t.TempDir(), "nope.jsonl"), bundles.ReadOptions{SkipBad: true})
+	_, _, err := bundles.ReadBundles(filepath.Join(t.TempDir(), "nope.jsonl"), jsonl.ReadOptions{SkipBad: true})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want ErrNotExist", err)
 	}
@@ -209,7 +210,7 @@ func TestReadJSONL_HugeLines(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
+	got, _, err := bundles.ReadBundles(path, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestReadJSONL_HugeLines(t *testing.T) {
 
 func TestScanJSONL_StopsEarly(t *testing.T) {
 	n := 0
-	for b, err := range bundles.ScanJSONL[bundles.Bundle](filepath.Join("testdata", "formats", "published.jsonl")) {
+	for b, err := range jsonl.Scan[bundles.Bundle](filepath.Join("testdata", "formats", "published.jsonl")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,117 +235,9 @@ func TestScanJSONL_StopsEarly(t *testing.T) {
 	}
 }
 
-func TestDecodeJSONL_YieldsParseErrors(t *testing.T) {
-	in := "{\"a\":1}\nnot json\n{\"a\":3}\n"
-	type rec struct{ A int }
-	var got []int
-	var bad []int
-	for r, err := range bundles.DecodeJSONL[rec](strings.NewReader(in), "") {
-		if pe, ok := errors.AsType[*bundles.ParseError](err); ok {
-			bad = append(bad, pe.Line)
-			if !strings.HasPrefix(pe.Error(), "<stream>:2:") {
-				t.Errorf("message %q", pe)
-			}
-			continue
-		}
-		got = append(got, r.A)
-	}
-	if !reflect.DeepEqual(got, []int{1, 3}) || !reflect.DeepEqual(bad, []int{2}) {
-		t.Errorf("got %v bad %v", got, bad)
-	}
-}
-
-func TestWriteJSONL_Atomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.jsonl")
-	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	type rec struct {
-		Code string `json:"code"`
-	}
-	if err := bundles.WriteJSONL(path, []rec{{"a < b && c > d"}, {"é"}}); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(path)
-	if want := "{\"code\":\"a < b && c > d\"}\n{\"code\":\"é\"}\n"; string(data) != want {
-		t.Errorf("file = %q, want %q", data, want)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("directory holds %d entries, want only out.jsonl (temp file left?)", len(entries))
-	}
-	if err := bundles.WriteJSONL(filepath.Join(dir, "missing", "x.jsonl"), []rec{}); err == nil {
-		t.Error("writing into a missing directory succeeded")
-	}
-}
-
-func TestAppendWriter(t *testing.T) {
-	type rec struct {
-		ID int `json:"id"`
-	}
-	path := filepath.Join(t.TempDir(), "results.jsonl")
-	w, err := bundles.OpenAppend[rec](path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= 2; i++ {
-		if err := w.Write(rec{i}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec{9}); !errors.Is(err, os.ErrClosed) {
-		t.Errorf("Write after Close: %v, want ErrClosed", err)
-	}
-
-	tests := []struct {
-		name        string
-		tail        string
-		wantIDs     []int
-		wantDropped int64
-	}{
-		{"PartialRecordCut", `{"id": 3, "na`, []int{1, 2, 4}, 13},
-		{"CompleteRecordKept", `{"id": 3}`, []int{1, 2, 3, 4}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "r.jsonl")
-			base, _ := os.ReadFile(path)
-			if err := os.WriteFile(p, append(base, tt.tail...), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			w, err := bundles.OpenAppend[rec](p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w.Dropped() != tt.wantDropped {
-				t.Errorf("Dropped() = %d, want %d", w.Dropped(), tt.wantDropped)
-			}
-			if err := w.Write(rec{4}); err != nil {
-				t.Fatal(err)
-			}
-			w.Close()
-			got, _, err := bundles.ReadJSONL[rec](p, bundles.ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []int
-			for _, r := range got {
-				ids = append(ids, r.ID)
-			}
-			if !reflect.DeepEqual(ids, tt.wantIDs) {
-				t.Errorf("ids = %v, want %v", ids, tt.wantIDs)
-			}
-		})
-	}
-}
-
 func TestReadCandidates_RoundTrip(t *testing.T) {
 	src := filepath.Join("testdata", "formats", "candidates.jsonl")
-	cs, _, err := bundles.ReadCandidates(src, bundles.ReadOptions{})
+	cs, _, err := bundles.ReadCandidates(src, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
@@ -19,7 +20,7 @@ func loadFixture(t testing.TB) map[string]*bundles.Bundle {
 	t.Helper()
 	out := map[string]*bundles.Bundle{}
 	for _, f := range []string{"published.jsonl", "novelapi.jsonl"} {
-		bs, _, err := bundles.ReadBundles(filepath.Join("testdata", "formats", f), bundles.ReadOptions{})
+		bs, _, err := bundles.ReadBundles(filepath.Join("testdata", "formats", f), jsonl.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

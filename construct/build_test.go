@@ -3,10 +3,12 @@ package construct_test
 import (
 	"path/filepath"
 
-	"github.com/novelapi/novelapi/evalharness"
-	"github.com/novelapi/novelapi/sandbox"
 	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/debenv"
+	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
@@ -34,7 +36,7 @@ func TestRedactAndLeak(t *testing.T) {
 func TestBuildTasks_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestBuildTasks_RealSandbox(t *testing.T) {
 func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(sandboxtest.Home())})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 	}
 	t.Logf("C1: %+v", sum)
 	if sum.Passed != len(tasks) {
-		recs, _, _ := bundles.ReadJSONL[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), bundles.ReadOptions{})
+		recs, _, _ := jsonl.Read[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), jsonl.ReadOptions{})
 		for _, r := range recs {
 			if !r.Passed {
 				t.Errorf("C1 failed for %s (%s): %v", r.TaskID, r.APIName, *r.Error)
@@ -106,7 +108,7 @@ func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 	if _, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := bundles.ReadJSONL[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), bundles.ReadOptions{})
+	recs, _, err := jsonl.Read[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), jsonl.ReadOptions{})
 	if err != nil || len(recs) != len(tasks) {
 		t.Errorf("c1.jsonl has %d records after a rerun (err %v), want %d", len(recs), err, len(tasks))
 	}

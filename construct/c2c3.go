@@ -17,6 +17,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
 )
@@ -367,7 +368,7 @@ func runFilter[R any](ctx context.Context, tasks []*evalharness.Task, cfg Filter
 	sum := FilterSummary{Tasks: len(tasks), Path: path}
 	done := map[string]bool{}
 	if _, err := os.Stat(path); err == nil {
-		recs, _, err := bundles.ReadJSONL[R](path, bundles.ReadOptions{SkipBad: true})
+		recs, _, err := jsonl.Read[R](path, jsonl.ReadOptions{SkipBad: true})
 		if err != nil {
 			return sum, fmt.Errorf("read %s for resume: %w", path, err)
 		}
@@ -376,7 +377,7 @@ func runFilter[R any](ctx context.Context, tasks []*evalharness.Task, cfg Filter
 			done[tid] = kept
 		}
 	}
-	w, err := bundles.OpenAppend[R](path)
+	w, err := jsonl.OpenAppend[R](path)
 	if err != nil {
 		return sum, err
 	}

@@ -8,10 +8,11 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
-	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -31,7 +32,7 @@ func TestFirstBlock(t *testing.T) {
 }
 
 func TestC3Knowledge(t *testing.T) {
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func newClient(t testing.TB, fn llmtest.Answer, model string) (*llm.Client, *llm
 func TestFilters_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestFilters_RealSandbox(t *testing.T) {
 	if err != nil || len(tasks) == 0 {
 		t.Fatalf("BuildTasks: %d tasks, %v", len(tasks), err)
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(sandboxtest.Home()), NoLabels: true})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home()), NoLabels: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestFilters_RealSandbox(t *testing.T) {
 	if sum.Kept != len(tasks) {
 		t.Errorf("C2 weak: %d of %d novel, want all", sum.Kept, len(tasks))
 	}
-	recs, _, err := bundles.ReadJSONL[construct.C2Record](construct.C2Path(dir, "weak/model-7b"), bundles.ReadOptions{})
+	recs, _, err := jsonl.Read[construct.C2Record](construct.C2Path(dir, "weak/model-7b"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestFilters_RealSandbox(t *testing.T) {
 	if sum.Kept != len(tasks) || !sawC3 {
 		t.Errorf("C3: %d of %d solvable (C3 prompt seen: %v), want all", sum.Kept, len(tasks), sawC3)
 	}
-	c3, _, _ := bundles.ReadJSONL[construct.C3Record](construct.C3Path(dir, "weak/model-7b"), bundles.ReadOptions{})
+	c3, _, _ := jsonl.Read[construct.C3Record](construct.C3Path(dir, "weak/model-7b"), jsonl.ReadOptions{})
 	for _, r := range c3 {
 		if r.NPassed != 3 || r.RecheckPassed == nil || *r.RecheckPassed != 3 || r.Solver != "strong" {
 			t.Errorf("C3 record %+v, want 3 passed, recheck 3", r)

@@ -9,6 +9,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -34,7 +35,7 @@ import (
 func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles("testdata/modified.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/modified.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // InstanceSeed seeds the per-domain shuffle of instance files. The protocol
@@ -137,14 +137,14 @@ func WriteInstance(dir, model string, tasks []*evalharness.Task, manual []Exclus
 	if data != "" {
 		data += "\n"
 	}
-	if err := sandbox.WriteFileAtomic(sum.Path, []byte(data), 0o644); err != nil {
+	if err := atomicfile.Write(sum.Path, []byte(data), 0o644); err != nil {
 		return sum, err
 	}
 	var tsv strings.Builder
 	for _, id := range slices.Sorted(maps.Keys(excl)) {
 		fmt.Fprintf(&tsv, "%s\t%s\n", id, excl[id])
 	}
-	return sum, sandbox.WriteFileAtomic(filepath.Join(dir, "excluded_tasks.tsv"), []byte(tsv.String()), 0o644)
+	return sum, atomicfile.Write(filepath.Join(dir, "excluded_tasks.tsv"), []byte(tsv.String()), 0o644)
 }
 
 // ReadExclusions reads an excluded_tasks.tsv file ("task_id<TAB>reason"
@@ -182,7 +182,7 @@ func domainOfLibrary(lib string) string {
 // readSet reads a filter file into task id → kept; a later record of a
 // task overrides an earlier one.
 func readSet[R any](path string, id func(R) (string, bool)) (map[string]bool, error) {
-	recs, _, err := bundles.ReadJSONL[R](path, bundles.ReadOptions{SkipBad: true})
+	recs, _, err := jsonl.Read[R](path, jsonl.ReadOptions{SkipBad: true})
 	if err != nil {
 		return nil, fmt.Errorf("instance: %w", err)
 	}

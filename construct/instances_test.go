@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 func TestWriteInstance_SetAndOrder(t *testing.T) {
@@ -44,11 +44,11 @@ func TestWriteInstance_SetAndOrder(t *testing.T) {
 		var err error
 		switch r := recs.(type) {
 		case []construct.C1Record:
-			err = bundles.WriteJSONL(path, r)
+			err = jsonl.Write(path, r)
 		case []construct.C2Record:
-			err = bundles.WriteJSONL(path, r)
+			err = jsonl.Write(path, r)
 		case []construct.C3Record:
-			err = bundles.WriteJSONL(path, r)
+			err = jsonl.Write(path, r)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -7,9 +7,10 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
-	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -69,7 +70,7 @@ func unstackTaskSet(t testing.TB) string {
 func TestGenerateTasks_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestGenerateTasks_RealSandbox(t *testing.T) {
 		}
 	}
 	// The generated tasks pass C1.
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(sandboxtest.Home()), NoLabels: true})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home()), NoLabels: true})
 	if err != nil {
 		t.Fatal(err)
 	}

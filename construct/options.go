@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 // PoolOptions are the options a task pool was built with, recorded in a
@@ -58,11 +58,7 @@ func OptionsPath(tasks string) string { return tasks + ".options.json" }
 
 // WriteOptions records o beside the task pool at tasks, atomically.
 func WriteOptions(tasks string, o PoolOptions) error {
-	data, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sandbox.WriteFileAtomic(OptionsPath(tasks), append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(OptionsPath(tasks), o)
 }
 
 // ReadOptions reads the options recorded beside the task pool at tasks;

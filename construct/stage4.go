@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
-	"github.com/novelapi/novelapi/sandbox"
 )
 
 // A C1Record is one line of filters/c1.jsonl (novelapibench-protocol §1.7).
@@ -77,23 +77,23 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 	expPath := filepath.Join(cfg.Dir, "expected_calls.jsonl")
 	c1Path := filepath.Join(cfg.Dir, "filters", "c1.jsonl")
 	doneExp := map[string]*evalharness.ExpectedCalls{}
-	if recs, _, err := bundles.ReadJSONL[*evalharness.ExpectedCalls](expPath, bundles.ReadOptions{SkipBad: true}); err == nil {
+	if recs, _, err := jsonl.Read[*evalharness.ExpectedCalls](expPath, jsonl.ReadOptions{SkipBad: true}); err == nil {
 		for _, r := range recs {
 			doneExp[r.TaskID] = r
 		}
 	}
 	doneC1 := map[string]C1Record{}
-	if recs, _, err := bundles.ReadJSONL[C1Record](c1Path, bundles.ReadOptions{SkipBad: true}); err == nil {
+	if recs, _, err := jsonl.Read[C1Record](c1Path, jsonl.ReadOptions{SkipBad: true}); err == nil {
 		for _, r := range recs {
 			doneC1[r.TaskID] = r
 		}
 	}
-	expW, err := bundles.OpenAppend[*evalharness.ExpectedCalls](expPath)
+	expW, err := jsonl.OpenAppend[*evalharness.ExpectedCalls](expPath)
 	if err != nil {
 		return C1Summary{}, err
 	}
 	defer expW.Close()
-	c1W, err := bundles.OpenAppend[C1Record](c1Path)
+	c1W, err := jsonl.OpenAppend[C1Record](c1Path)
 	if err != nil {
 		return C1Summary{}, err
 	}
@@ -163,7 +163,7 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 		data = append(data, id...)
 		data = append(data, '\n')
 	}
-	if err := sandbox.WriteFileAtomic(sum.Instance, data, 0o644); err != nil {
+	if err := atomicfile.Write(sum.Instance, data, 0o644); err != nil {
 		return sum, err
 	}
 	return sum, first

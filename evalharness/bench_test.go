@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
@@ -84,7 +85,7 @@ func BenchmarkEvalRun(b *testing.B) {
 		fmt.Sscan(v, &n)
 	}
 	tasks, expected, preds := benchPool(b, n)
-	store := sandbox.OpenStore(sandboxtest.Home())
+	store := debenv.OpenStore(sandboxtest.Home())
 	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: store, Log: runLog})
 	if err != nil {
 		b.Fatal(err)
@@ -115,7 +116,7 @@ func BenchmarkEvalRun(b *testing.B) {
 
 // bareSandboxRate runs every task's reference_solution in its environment
 // with workers at once and returns runs per second.
-func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *sandbox.Store, tasks []*evalharness.Task, workers int) float64 {
+func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *debenv.Store, tasks []*evalharness.Task, workers int) float64 {
 	b.Helper()
 	jobs := make(chan *evalharness.Task)
 	var wg sync.WaitGroup

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -28,7 +29,7 @@ type Config struct {
 	// Store is set (Envs otherwise gets the library).
 	Envs func(library string) (*sandbox.Environment, error)
 	// Store holds the environments; used for Task.Environment and when Envs is nil.
-	Store *sandbox.Store
+	Store *debenv.Store
 	// EnvNames maps library → environment name; missing libraries use
 	// DefaultEnvNames, then DefaultEnvironment.
 	EnvNames map[string]string

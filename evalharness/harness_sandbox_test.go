@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -14,7 +15,7 @@ func newTestHarness(t testing.TB) *Harness {
 	t.Helper()
 	r := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
-	h, err := New(Config{Runner: r, Store: sandbox.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	h, err := New(Config{Runner: r, Store: debenv.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 // ErrShardMismatch reports shard directories that cannot be merged: a
@@ -119,7 +121,7 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 	}
 	meta := base
 	meta.Shard = ""
-	if err := writeJSONAtomic(filepath.Join(outDir, MetaFile), meta); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(outDir, MetaFile), meta); err != nil {
 		return Summary{}, err
 	}
 	slices.Sort(shards)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	texttemplate "text/template"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 //go:embed report/*.tmpl
@@ -119,10 +119,10 @@ func Report(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := sandbox.WriteFileAtomic(filepath.Join(dir, ReportMDFile), md, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, ReportMDFile), md, 0o644); err != nil {
 		return err
 	}
-	return sandbox.WriteFileAtomic(filepath.Join(dir, ReportHTML), html, 0o644)
+	return atomicfile.Write(filepath.Join(dir, ReportHTML), html, 0o644)
 }
 
 // rows turns a breakdown into table rows: conditions in protocol order,
@@ -450,10 +450,10 @@ func ReportSweep(dirs []string, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := sandbox.WriteFileAtomic(filepath.Join(out, ReportMDFile), md, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, ReportMDFile), md, 0o644); err != nil {
 		return err
 	}
-	return sandbox.WriteFileAtomic(filepath.Join(out, ReportHTML), html, 0o644)
+	return atomicfile.Write(filepath.Join(out, ReportHTML), html, 0o644)
 }
 
 // commonTasks returns the ids of the tasks scored in every cell (knowledge

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 // File names of a run directory (novelapibench-protocol §1.8).
@@ -293,16 +293,7 @@ func writeResults(path string, results []TaskResult) error {
 		buf.Write(data)
 		buf.WriteByte('\n')
 	}
-	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
-}
-
-// writeJSONAtomic writes v as indented JSON to path atomically.
-func writeJSONAtomic(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sandbox.WriteFileAtomic(path, append(data, '\n'), 0o644)
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
 // ReadSummary reads dir/summary.json.

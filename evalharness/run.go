@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -209,7 +210,7 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if err := checkMeta(cfg.OutDir, meta, cfg.Rescore, log); err != nil {
 		return Summary{}, err
 	}
-	if err := writeJSONAtomic(filepath.Join(cfg.OutDir, MetaFile), meta); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(cfg.OutDir, MetaFile), meta); err != nil {
 		return Summary{}, err
 	}
 
@@ -646,7 +647,7 @@ func finish(dir string, work []workItem, version string, shards []string) (Summa
 	slices.SortStableFunc(results, func(a, b TaskResult) int { return a.Index - b.Index })
 	s := Summarize(results, version)
 	s.Shards = shards
-	return s, writeJSONAtomic(filepath.Join(dir, SummaryFile), s)
+	return s, atomicfile.WriteJSON(filepath.Join(dir, SummaryFile), s)
 }
 
 // newBar returns a progress bar on w over the pending tasks with count,

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A Task is one benchmark task: the protocol's tasks.jsonl record
@@ -206,9 +206,9 @@ type LoadOptions struct {
 	AllowCustomSetup bool
 }
 
-// ParseError is bundles.ParseError: a malformed or invalid record of a JSONL
+// ParseError is jsonl.ParseError: a malformed or invalid record of a JSONL
 // file, naming the file and the 1-based line.
-type ParseError = bundles.ParseError
+type ParseError = jsonl.ParseError
 
 // maxLine bounds one JSONL record (the largest released records are a few
 // hundred KB).
@@ -420,7 +420,7 @@ func WriteExpectedCalls(path string, recs []*ExpectedCalls) error { return write
 
 // writeJSONL writes records to path atomically, one JSON object per line.
 func writeJSONL[T any](path string, recs []T) error {
-	return bundles.WriteJSONL(path, recs)
+	return jsonl.Write(path, recs)
 }
 
 func leafOf(name string) string {

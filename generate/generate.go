@@ -17,6 +17,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
 )
@@ -114,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	w, err := bundles.OpenAppend[Record](cfg.Out)
+	w, err := jsonl.OpenAppend[Record](cfg.Out)
 	if err != nil {
 		return Summary{}, fmt.Errorf("open %s: %w", cfg.Out, err)
 	}
@@ -216,7 +217,7 @@ func doneIDs(path string) (map[string]bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return done, nil
 	}
-	recs, _, err := bundles.ReadJSONL[Record](path, bundles.ReadOptions{SkipBad: true})
+	recs, _, err := jsonl.Read[Record](path, jsonl.ReadOptions{SkipBad: true})
 	if err != nil {
 		return nil, fmt.Errorf("read %s for resume: %w", path, err)
 	}

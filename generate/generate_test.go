@@ -10,13 +10,14 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
 )
 
 func testBundles(t testing.TB) []bundles.Bundle {
 	t.Helper()
-	bs, _, err := bundles.ReadBundles(filepath.Join("..", "bundles", "testdata", "formats", "published.jsonl"), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join("..", "bundles", "testdata", "formats", "published.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestRun_HybridRecordsHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := bundles.ReadJSONL[generate.Record](out, bundles.ReadOptions{})
+	recs, _, err := jsonl.Read[generate.Record](out, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

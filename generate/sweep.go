@@ -11,8 +11,8 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/llm"
-	"github.com/novelapi/novelapi/sandbox"
 )
 
 // SweepConfig configures Sweep. Tasks, Conditions, Sources, Client,
@@ -173,5 +173,5 @@ func copyIfMissing(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return sandbox.WriteFileAtomic(dst, data, 0o644)
+	return atomicfile.Write(dst, data, 0o644)
 }

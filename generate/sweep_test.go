@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
-	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestSweep_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	sandboxtest.Env(t, "trixie-sci")
-	fixture, _, err := bundles.ReadBundles(filepath.Join("testdata", "sweep-bundles.jsonl"), bundles.ReadOptions{})
+	fixture, _, err := bundles.ReadBundles(filepath.Join("testdata", "sweep-bundles.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestSweep_RealSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(sandboxtest.Home())})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home())})
 	if err != nil {
 		t.Fatal(err)
 	}

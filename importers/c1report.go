@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A RunGroup counts one group's references in a harness-level C1 run.
@@ -82,7 +82,7 @@ func RunC1(poolDir string, runDirs ...string) ([]RunGroup, []RunFailure, error) 
 			fails = append(fails, RunFailure{TaskID: t.TaskID, Group: t.Group, Status: r.Status, Label: r.Label, Reason: failReason(r)})
 		}
 	}
-	skipped, _, _ := bundles.ReadJSONL[Skipped](filepath.Join(poolDir, SkippedFile), bundles.ReadOptions{SkipBad: true})
+	skipped, _, _ := jsonl.Read[Skipped](filepath.Join(poolDir, SkippedFile), jsonl.ReadOptions{SkipBad: true})
 	for _, s := range skipped {
 		get(s.Group).Skipped++
 	}

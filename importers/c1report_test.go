@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 var (
@@ -79,7 +80,7 @@ func TestWriteC1Doc(t *testing.T) {
 	}
 	envName := tasks[0].Environment
 	envDesc := envName
-	if env, err := sandbox.OpenStore(defaultHome()).Get(envName); err == nil {
+	if env, err := debenv.OpenStore(defaultHome()).Get(envName); err == nil {
 		var pk []string
 		for _, p := range []string{"python3", "python3-numpy", "python3-sympy", "python3-torch", "python3-scipy", "python3-pytest"} {
 			if v, ok := env.Manifest.Packages[p]; ok {
@@ -103,7 +104,7 @@ func TestWriteC1Doc(t *testing.T) {
 	b.WriteString("For comparison, the original study's assembly passes about 410 of the 471 non-torch examples on Debian (issue 8).\n\n")
 	b.WriteString(importers.C1Markdown(groups, fails))
 	path := filepath.Join("..", "docs", "importers-c1.md")
-	if err := sandbox.WriteFileAtomic(path, []byte(b.String()), 0o644); err != nil {
+	if err := atomicfile.Write(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: %d failing references", path, len(fails))

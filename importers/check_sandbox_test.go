@@ -5,14 +5,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/importers"
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
-func errorsAsParse(err error) (*bundles.ParseError, bool) {
-	return errors.AsType[*bundles.ParseError](err)
+func errorsAsParse(err error) (*jsonl.ParseError, bool) {
+	return errors.AsType[*jsonl.ParseError](err)
 }
 
 // checkAll runs CheckReferences over tasks and fails on any reference that
@@ -21,7 +21,7 @@ func checkAll(t *testing.T, tasks []*importers.Task) {
 	t.Helper()
 	bwrapOnly(t)
 	res, err := importers.CheckReferences(t.Context(), tasks, importers.CheckConfig{
-		Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home()), Workers: 2,
+		Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()), Workers: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestCheckReferences_ArenaNoTargetCall(t *testing.T) {
 	bad := *tk
 	bad.Task = &cp
 	res, err := importers.CheckReferences(t.Context(), []*importers.Task{&bad}, importers.CheckConfig{
-		Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home()),
+		Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()),
 	})
 	if err != nil {
 		t.Fatal(err)

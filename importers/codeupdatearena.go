@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // An ArenaRecord is one line of CodeUpdateArena's grouped arena.jsonl
@@ -116,7 +117,7 @@ var defName = regexp.MustCompile(`(?m)^def\s+([A-Za-z_]\w*)\s*\(`)
 //     execution test is the check block, then every unit test and a call to
 //     each, in order.
 //
-// A malformed line fails with a *bundles.ParseError naming path and line.
+// A malformed line fails with a *jsonl.ParseError naming path and line.
 // Records that cannot be turned into a task (no def in the implementation,
 // duplicate ids) are listed in skipped.jsonl.
 func ImportCodeUpdateArena(path, out string, cfg ArenaConfig) (Stats, error) {
@@ -140,7 +141,7 @@ func ImportCodeUpdateArena(path, out string, cfg ArenaConfig) (Stats, error) {
 		line := i + 1 // record number: the line number when the file has no blank lines
 		u := r.Update
 		if u.FunctionPath == "" || u.UpdateID == "" {
-			return Stats{}, &bundles.ParseError{Path: path, Line: line, Err: errors.New("update lacks function_path or update_id")}
+			return Stats{}, &jsonl.ParseError{Path: path, Line: line, Err: errors.New("update lacks function_path or update_id")}
 		}
 		api, err := installedName(u)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 const arenaSample = "testdata/codeupdatearena/arena-sample.jsonl"
@@ -26,7 +27,7 @@ func importArena(t testing.TB) (string, []*importers.Task, []bundles.Bundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, _, err := bundles.ReadBundles(filepath.Join(out, importers.BundlesFile), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join(out, importers.BundlesFile), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
-	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -27,7 +27,7 @@ func evalPool(t *testing.T, dir string, keep func(*evalharness.Task) bool) (map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: sandbox.OpenStore(sandboxtest.Home())})
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home())})
 	if err != nil {
 		t.Fatal(err)
 	}

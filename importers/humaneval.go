@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A HumanEvalRecord is one line of a HumanEval-style pool (Chen et al.
@@ -58,11 +58,11 @@ func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 	)
 	for i, r := range recs {
 		if r.TaskID == "" || r.EntryPoint == "" || strings.TrimSpace(r.Test) == "" {
-			return Stats{}, &bundles.ParseError{Path: path, Line: i + 1, Err: errors.New("record needs task_id, entry_point and test")}
+			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: errors.New("record needs task_id, entry_point and test")}
 		}
 		id := "he_" + safeID(r.TaskID)
 		if seen[id] {
-			return Stats{}, &bundles.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("duplicate task id %q", id)}
+			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("duplicate task id %q", id)}
 		}
 		seen[id] = true
 		t := executorTask(id, lib, cfg.Environment, r.Prompt, r.Prompt, r.CanonicalSolution, r.Test, r.EntryPoint)

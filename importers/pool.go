@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // Files written by [CheckPool] into the pool directory.
@@ -21,7 +21,7 @@ const (
 // LoadPool reads an imported pool's tasks.jsonl (with the importers'
 // extension fields). Errors name the file and line.
 func LoadPool(dir string) ([]*Task, error) {
-	recs, _, err := bundles.ReadJSONL[Task](filepath.Join(dir, TasksFile), bundles.ReadOptions{})
+	recs, _, err := jsonl.Read[Task](filepath.Join(dir, TasksFile), jsonl.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, 
 	path := filepath.Join(dir, CheckFile)
 	done := map[string]CheckResult{}
 	if _, err := os.Stat(path); err == nil {
-		prev, _, err := bundles.ReadJSONL[CheckResult](path, bundles.ReadOptions{SkipBad: true})
+		prev, _, err := jsonl.Read[CheckResult](path, jsonl.ReadOptions{SkipBad: true})
 		if err != nil {
 			return CheckSummary{}, err
 		}
@@ -80,7 +80,7 @@ func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, 
 			pending = append(pending, t)
 		}
 	}
-	w, err := bundles.OpenAppend[CheckResult](path)
+	w, err := jsonl.OpenAppend[CheckResult](path)
 	if err != nil {
 		return CheckSummary{}, err
 	}
@@ -96,7 +96,7 @@ func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, 
 	for _, t := range tasks {
 		results = append(results, done[t.TaskID])
 	}
-	skipped, _, _ := bundles.ReadJSONL[Skipped](filepath.Join(dir, SkippedFile), bundles.ReadOptions{SkipBad: true})
+	skipped, _, _ := jsonl.Read[Skipped](filepath.Join(dir, SkippedFile), jsonl.ReadOptions{SkipBad: true})
 	sum := summarise(results, skipped)
 	if err := writeFile(dir, CheckReportFile, []byte(checkReport(sum, results))); err != nil {
 		return sum, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A PriCoderRecord is one task of a PriCoder-style pool (NdonnxEval,
@@ -54,7 +55,7 @@ const PriCoderOrigin = "pricoder"
 // API of api_list, spy_apis the others, so the monitor wraps every one of
 // them and a call to any counts (evalharness.Task.SpyAPIs); the execution
 // test is the deferred check around the record's test plus
-// check(<entry point>). Malformed lines fail with a *bundles.ParseError;
+// check(<entry point>). Malformed lines fail with a *jsonl.ParseError;
 // records whose api_list is empty or names an undocumented API are listed
 // in skipped.jsonl.
 func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
@@ -73,7 +74,7 @@ func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
 	documented := map[string]bool{}
 	for i, d := range docs {
 		if d.Qualname == "" {
-			return Stats{}, &bundles.ParseError{Path: cfg.DocsPath, Line: i + 1, Err: errors.New("qualname is empty")}
+			return Stats{}, &jsonl.ParseError{Path: cfg.DocsPath, Line: i + 1, Err: errors.New("qualname is empty")}
 		}
 		documented[d.Qualname] = true
 		bs = append(bs, priCoderBundle(d, cfg))
@@ -87,11 +88,11 @@ func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
 	for i, r := range recs {
 		line := i + 1
 		if r.ID == "" || strings.TrimSpace(r.Test) == "" {
-			return Stats{}, &bundles.ParseError{Path: cfg.TasksPath, Line: line, Err: errors.New("record needs id and test")}
+			return Stats{}, &jsonl.ParseError{Path: cfg.TasksPath, Line: line, Err: errors.New("record needs id and test")}
 		}
 		id := "pc_" + safeID(cfg.Library+"_"+r.ID)
 		if seen[id] {
-			return Stats{}, &bundles.ParseError{Path: cfg.TasksPath, Line: line, Err: fmt.Errorf("duplicate id %q", r.ID)}
+			return Stats{}, &jsonl.ParseError{Path: cfg.TasksPath, Line: line, Err: fmt.Errorf("duplicate id %q", r.ID)}
 		}
 		seen[id] = true
 		if len(r.APIList) == 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 func importPriCoder(t testing.TB) (string, []*importers.Task) {
@@ -32,7 +33,7 @@ func importPriCoder(t testing.TB) (string, []*importers.Task) {
 
 func TestImportPriCoder(t *testing.T) {
 	out, tasks := importPriCoder(t)
-	bs, _, err := bundles.ReadBundles(filepath.Join(out, importers.BundlesFile), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join(out, importers.BundlesFile), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestImportPriCoder(t *testing.T) {
 			t.Errorf("task format: %v", err)
 		}
 	}
-	skipped, _, err := bundles.ReadJSONL[importers.Skipped](filepath.Join(out, importers.SkippedFile), bundles.ReadOptions{})
+	skipped, _, err := jsonl.Read[importers.Skipped](filepath.Join(out, importers.SkippedFile), jsonl.ReadOptions{})
 	if err != nil || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, "pandas.no_such_api") {
 		t.Errorf("skipped = %+v, %v", skipped, err)
 	}

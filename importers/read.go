@@ -3,7 +3,7 @@ package importers
 import (
 	"fmt"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // readRecords reads the JSONL file at path as records of type T. A file
@@ -11,7 +11,7 @@ import (
 // always a wrong path or an empty download, and would otherwise write an
 // empty pool and exit 0.
 func readRecords[T any](path string) ([]T, error) {
-	recs, _, err := bundles.ReadJSONL[T](path, bundles.ReadOptions{})
+	recs, _, err := jsonl.Read[T](path, jsonl.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/schollz/progressbar/v3"
@@ -27,7 +28,7 @@ type CheckConfig struct {
 	// Runner executes the checks (required).
 	Runner sandbox.Runner
 	// Store resolves each task's Environment (required).
-	Store *sandbox.Store
+	Store *debenv.Store
 	// Workers is the number of tasks checked at once; 0 means 1.
 	Workers int
 	// ProgramTimeout bounds one program (one unit test) in the original

@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A RetrievalFigures row gives hit@k of one retriever over an imported
@@ -87,7 +88,7 @@ func PoolRetrieval(ctx context.Context, dir, idxDir string, k int, log *slog.Log
 	}
 	ix, err := index.Open(idxDir, index.OpenOptions{Logger: log})
 	if errors.Is(err, index.ErrNoIndex) {
-		bs, _, rerr := bundles.ReadBundles(filepath.Join(dir, BundlesFile), bundles.ReadOptions{})
+		bs, _, rerr := bundles.ReadBundles(filepath.Join(dir, BundlesFile), jsonl.ReadOptions{})
 		if rerr != nil {
 			return nil, rerr
 		}

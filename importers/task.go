@@ -8,7 +8,8 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // A Task is one imported task: the protocol's task record
@@ -97,7 +98,7 @@ func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*evalh
 			return err
 		}
 	}
-	if err := bundles.WriteJSONL(filepath.Join(out, TasksFile), tasks); err != nil {
+	if err := jsonl.Write(filepath.Join(out, TasksFile), tasks); err != nil {
 		return err
 	}
 	if err := evalharness.WriteExpectedCalls(filepath.Join(out, ExpectedFile), expected); err != nil {
@@ -107,13 +108,13 @@ func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*evalh
 	for i, t := range tasks {
 		plain[i] = t.Task
 	}
-	if err := bundles.WriteJSONL(filepath.Join(out, ReferenceFile), ReferencePredictions(plain)); err != nil {
+	if err := jsonl.Write(filepath.Join(out, ReferenceFile), ReferencePredictions(plain)); err != nil {
 		return err
 	}
 	if skipped == nil {
 		skipped = []Skipped{}
 	}
-	return bundles.WriteJSONL(filepath.Join(out, SkippedFile), skipped)
+	return jsonl.Write(filepath.Join(out, SkippedFile), skipped)
 }
 
 var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -128,5 +129,5 @@ func ptr[T any](v T) *T { return &v }
 
 // writeFile writes data to dir/name atomically.
 func writeFile(dir, name string, data []byte) error {
-	return sandbox.WriteFileAtomic(filepath.Join(dir, name), data, 0o644)
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o644)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // BuildConfig configures [Build] and [Add]. The zero value builds with the
@@ -156,7 +157,7 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		if old.Embedder.ID != emb.ID() {
 			return nil, fmt.Errorf("%w: index built with %s, add uses %s (rebuild, or pass the same embedder)", ErrEmbedderMismatch, old.Embedder.ID, emb.ID())
 		}
-		oldBundles, _, err := bundles.ReadBundles(filepath.Join(bdir, bundlesFile), bundles.ReadOptions{})
+		oldBundles, _, err := bundles.ReadBundles(filepath.Join(bdir, bundlesFile), jsonl.ReadOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // An EvalQuery is one retrieval-evaluation item: a query and the API it
@@ -34,8 +35,8 @@ type EvalQuery struct {
 // with an error naming path and line; so does a file with no records.
 func LoadEvalQueries(path string) ([]EvalQuery, error) {
 	var out []EvalQuery
-	var st bundles.ReadStats
-	for q, err := range bundles.ScanJSONLStats[EvalQuery](path, &st) {
+	var st jsonl.ReadStats
+	for q, err := range jsonl.ScanStats[EvalQuery](path, &st) {
 		line := st.Line
 		if err != nil {
 			return nil, err

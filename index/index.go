@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // ManifestFormat is the on-disk format version written in every manifest.
@@ -216,7 +217,7 @@ func (ix *Index) load(opts OpenOptions) error {
 		return err
 	}
 	ix.man = *man
-	bs, _, err := bundles.ReadBundles(filepath.Join(gdir, bundlesFile), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join(gdir, bundlesFile), jsonl.ReadOptions{})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

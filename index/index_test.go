@@ -13,11 +13,12 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 func readTestBundles(t testing.TB) []bundles.Bundle {
 	t.Helper()
-	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles("testdata/bundles.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestSearch_KTruncates(t *testing.T) {
 // scipy.stats.distributions.triang_gen.
 func TestIndex_InstanceNamesAreExact(t *testing.T) {
 	bs := readTestBundles(t)
-	extra, _, err := bundles.ReadBundles("testdata/instances.jsonl", bundles.ReadOptions{})
+	extra, _, err := bundles.ReadBundles("testdata/instances.jsonl", jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

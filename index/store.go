@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
 )
 
 // On-disk layout of an index directory DIR:
@@ -97,7 +97,7 @@ func acquireBuild(dir string) (*os.File, error) {
 
 // switchCurrent makes gen the live generation.
 func switchCurrent(dir, gen string) error {
-	return sandbox.WriteFileAtomic(filepath.Join(dir, currentFile), []byte(gen+"\n"), 0o644)
+	return atomicfile.Write(filepath.Join(dir, currentFile), []byte(gen+"\n"), 0o644)
 }
 
 // removeStale removes every generation but keep whose readers lock can be
@@ -173,11 +173,7 @@ func readManifest(gdir string) (*Manifest, error) {
 
 // writeManifest writes gdir/manifest.json atomically.
 func writeManifest(gdir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sandbox.WriteFileAtomic(filepath.Join(gdir, manifestFile), append(b, '\n'), 0o644)
+	return atomicfile.WriteJSON(filepath.Join(gdir, manifestFile), m)
 }
 
 // copyDir copies the regular files of src into dst recursively.

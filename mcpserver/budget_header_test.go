@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
@@ -18,7 +19,7 @@ import (
 // get_api leave the previous signature out (or cut the header) and cut the
 // manifest to stay within max_tokens, and never quote a text budget of 0.
 func TestBudget_LongHeader(t *testing.T) {
-	bs, _, err := bundles.ReadBundles(fixtureBundles, bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(fixtureBundles, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
@@ -252,7 +253,7 @@ func TestGetAPI_InstanceNameBeatsCaseTwin(t *testing.T) {
 // temporary file.
 func serverOverEdited(t *testing.T, path string, edit func([]bundles.Bundle) []bundles.Bundle) *mcpserver.Server {
 	t.Helper()
-	bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(path, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/mcpserver"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -51,7 +53,7 @@ func TestMain(m *testing.M) {
 func indexDir(t testing.TB) string {
 	t.Helper()
 	fixture.once.Do(func() {
-		bs, _, err := bundles.ReadBundles(fixtureBundles, bundles.ReadOptions{})
+		bs, _, err := bundles.ReadBundles(fixtureBundles, jsonl.ReadOptions{})
 		if err != nil {
 			fixture.err = err
 			return
@@ -74,7 +76,7 @@ func indexDir(t testing.TB) string {
 // package, from the bundles in path (a JSONL file under testdata).
 func serverOver(t testing.TB, path string, cfg mcpserver.Config) *mcpserver.Server {
 	t.Helper()
-	bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(path, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func execHarness(t testing.TB) func(context.Context) (*evalharness.Harness, erro
 		if err != nil {
 			return nil, err
 		}
-		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: quietLog()})
+		return evalharness.New(evalharness.Config{Runner: r, Store: debenv.OpenStore(home), Log: quietLog()})
 	}
 }
 

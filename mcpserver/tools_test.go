@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
@@ -404,7 +405,7 @@ func TestListLibraries(t *testing.T) {
 // render_condition returns exactly bundles.Render for every condition.
 func TestRenderCondition_MatchesBundlesRender(t *testing.T) {
 	c := inProcess(t, newServer(t, mcpserver.Config{}))
-	bs, _, err := bundles.ReadBundles(fixtureBundles, bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(fixtureBundles, jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,9 @@ import (
 	"os"
 
 	"github.com/novelapi/novelapi/bundles"
-
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
-
-func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sandbox.WriteFileAtomic(path, append(data, '\n'), 0o644)
-}
 
 // writeIfChanged writes bundles to path unless the file already holds
 // exactly these records, so that its modification time tells whether the
@@ -24,14 +16,14 @@ func writeJSONFile(path string, v any) error {
 func writeIfChanged(path string, bs []bundles.Bundle) error {
 	var buf bytes.Buffer
 	for i := range bs {
-		if err := bundles.EncodeRecord(&buf, &bs[i]); err != nil {
+		if err := jsonl.Encode(&buf, &bs[i]); err != nil {
 			return err
 		}
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
 		return nil
 	}
-	return sandbox.WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
 func readJSONFile(path string, v any) error {

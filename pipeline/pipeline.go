@@ -22,8 +22,11 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -152,12 +155,12 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Environments.
-	store := sandbox.OpenStore(cfg.Home)
+	store := debenv.OpenStore(cfg.Home)
 	envs := map[string]*sandbox.Environment{}
 	for _, suite := range []string{cfg.OldSuite, cfg.NewSuite} {
 		name := suite + "-" + envSuffix(cfg.Libraries)
 		log.Info("stage: environment", "suite", suite, "name", name)
-		env, err := store.Build(ctx, sandbox.BuildConfig{Name: name, Suite: suite, Libraries: cfg.Libraries, Progress: cfg.Progress, Log: log})
+		env, err := store.Build(ctx, debenv.BuildConfig{Name: name, Suite: suite, Libraries: cfg.Libraries, Progress: cfg.Progress, Log: log})
 		if err != nil {
 			return sum, fmt.Errorf("stage environment %s: %w", name, err)
 		}
@@ -214,7 +217,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 			return cs, dopts.write(candPath)
 		}, func(path string) ([]bundles.Candidate, error) {
-			cs, _, err := bundles.ReadCandidates(path, bundles.ReadOptions{})
+			cs, _, err := bundles.ReadCandidates(path, jsonl.ReadOptions{})
 			return cs, err
 		}, sum.Stages, "discover "+lib)
 		if err != nil {
@@ -236,7 +239,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
 		}
 		mark(sum.Stages, "extract "+lib, es.Attempted > 0)
-		bs, _, err := bundles.ReadBundles(bundlePath, bundles.ReadOptions{})
+		bs, _, err := bundles.ReadBundles(bundlePath, jsonl.ReadOptions{})
 		if err != nil {
 			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
 		}
@@ -349,12 +352,12 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			return sum, fmt.Errorf("stage retrieval: %w", err)
 		}
 		sum.Retrieval = overallRows(*rep)
-		if err := writeJSONFile(p.Retrieval, rep); err != nil {
+		if err := atomicfile.WriteJSON(p.Retrieval, rep); err != nil {
 			return sum, err
 		}
 	}
 	sum.Seconds = time.Since(start).Seconds()
-	return sum, writeJSONFile(p.Summary, sum)
+	return sum, atomicfile.WriteJSON(p.Summary, sum)
 }
 
 func envSuffix(libs []string) string {
@@ -445,11 +448,7 @@ func (o stageOptions) differences(cands string) (discover, extract string) {
 
 // write records o beside the candidates at cands.
 func (o stageOptions) write(cands string) error {
-	data, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sandbox.WriteFileAtomic(stageOptionsPath(cands), append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(stageOptionsPath(cands), o)
 }
 
 // prefixesOf returns the namespaces of prefixes that lie in library lib

@@ -11,8 +11,6 @@ var (
 	// ErrUnavailable reports that a backend cannot run on this host (no bwrap,
 	// no Docker engine, no user namespaces, not Linux).
 	ErrUnavailable = errors.New("sandbox: backend unavailable")
-	// ErrUnknownEnvironment reports an environment name that the store does not hold.
-	ErrUnknownEnvironment = errors.New("sandbox: unknown environment")
 	// ErrNoImage reports an environment that has not been imported into Docker
 	// (run `novelapi env docker NAME`).
 	ErrNoImage = errors.New("sandbox: environment has no Docker image")

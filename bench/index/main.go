@@ -38,6 +38,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // Targets from issue 4.
@@ -75,7 +76,7 @@ func run(files, sizes string, nq int, workdir, cpuprof string, reuse bool) error
 	ctx := context.Background()
 	var base []bundles.Bundle
 	for _, f := range strings.Split(files, ",") {
-		bs, _, err := bundles.ReadBundles(f, bundles.ReadOptions{SkipBad: true})
+		bs, _, err := bundles.ReadBundles(f, jsonl.ReadOptions{SkipBad: true})
 		if err != nil {
 			return err
 		}

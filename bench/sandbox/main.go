@@ -23,6 +23,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -61,7 +62,7 @@ type usage struct {
 
 func run(home, envName string, n int, backends []string) error {
 	ctx := context.Background()
-	env, err := sandbox.OpenStore(home).Get(envName)
+	env, err := debenv.OpenStore(home).Get(envName)
 	if err != nil {
 		return err
 	}

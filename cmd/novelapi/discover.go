@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -40,11 +41,11 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 			if library == "" {
 				return usagef("discover: --library is required (e.g. --library numpy)")
 			}
-			lib, err := sandbox.LookupLibrary(library)
+			lib, err := debenv.LookupLibrary(library)
 			if err != nil {
 				return usagef("discover: %v", err)
 			}
-			store := sandbox.OpenStore(g.home)
+			store := debenv.OpenStore(g.home)
 			cfg := bundles.DiscoverConfig{Library: lib.Name, Import: lib.Import, Dist: lib.Dist, Diff: diff, Logger: g.log}
 			if cfg.NewEnv, err = envWithLibrary(store, newEnv, lib); err != nil {
 				return err
@@ -107,7 +108,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 
 // envWithLibrary opens environment name and checks that its manifest lists
 // lib (when the manifest lists libraries at all).
-func envWithLibrary(store *sandbox.Store, name string, lib sandbox.Library) (*sandbox.Environment, error) {
+func envWithLibrary(store *debenv.Store, name string, lib debenv.Library) (*sandbox.Environment, error) {
 	env, err := store.Get(name)
 	if err != nil {
 		return nil, err

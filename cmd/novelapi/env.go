@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +24,7 @@ They live in $NOVELAPI_HOME/envs.`,
 }
 
 func newEnvBuildCmd(g *globals) *cobra.Command {
-	var cfg sandbox.BuildConfig
+	var cfg debenv.BuildConfig
 	cmd := &cobra.Command{
 		Use:   "build --suite SUITE --libraries a,b [--packages x,y] [--name NAME]",
 		Short: "Build (or reuse) an environment with debootstrap",
@@ -31,15 +32,15 @@ func newEnvBuildCmd(g *globals) *cobra.Command {
 Debian packages of the given libraries. Known libraries: %s.
 The default name is SUITE-LIB1-LIB2. A build with the same suite and
 packages as the existing environment of that name is reused.`,
-			strings.Join(sandbox.Suites(), ", "), strings.Join(libraryNames(), ", ")),
+			strings.Join(debenv.Suites(), ", "), strings.Join(libraryNames(), ", ")),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfg.Suite == "" {
-				return usagef("env build: --suite is required (one of %s)", strings.Join(sandbox.Suites(), ", "))
+				return usagef("env build: --suite is required (one of %s)", strings.Join(debenv.Suites(), ", "))
 			}
 			cfg.Log = g.log
 			cfg.Progress = progressWriter(g)
-			env, err := sandbox.OpenStore(g.home).Build(cmd.Context(), cfg)
+			env, err := debenv.OpenStore(g.home).Build(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
@@ -47,17 +48,17 @@ packages as the existing environment of that name is reused.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Suite, "suite", "", "Debian suite: "+strings.Join(sandbox.Suites(), ", "))
+	cmd.Flags().StringVar(&cfg.Suite, "suite", "", "Debian suite: "+strings.Join(debenv.Suites(), ", "))
 	cmd.Flags().StringSliceVar(&cfg.Libraries, "libraries", nil, "comma-separated catalogue libraries, e.g. numpy,scipy")
 	cmd.Flags().StringSliceVar(&cfg.Packages, "packages", nil, "comma-separated extra Debian packages")
 	cmd.Flags().StringVar(&cfg.Name, "name", "", "environment name (default SUITE-LIB1-LIB2)")
-	cmd.Flags().StringVar(&cfg.Mirror, "mirror", sandbox.DefaultMirror, "Debian mirror URL")
+	cmd.Flags().StringVar(&cfg.Mirror, "mirror", debenv.DefaultMirror, "Debian mirror URL")
 	return cmd
 }
 
 func libraryNames() []string {
 	var names []string
-	for _, l := range sandbox.Catalogue() {
+	for _, l := range debenv.Catalogue() {
 		names = append(names, l.Name)
 	}
 	return names
@@ -70,7 +71,7 @@ func newEnvListCmd(g *globals) *cobra.Command {
 		Short: "List the built environments",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			envs, err := sandbox.OpenStore(g.home).List()
+			envs, err := debenv.OpenStore(g.home).List()
 			if err != nil {
 				return err
 			}
@@ -104,7 +105,7 @@ func newEnvShowCmd(g *globals) *cobra.Command {
 		Short: "Show an environment's manifest",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := sandbox.OpenStore(g.home).Get(args[0])
+			e, err := debenv.OpenStore(g.home).Get(args[0])
 			if err != nil {
 				return err
 			}
@@ -133,7 +134,7 @@ func newEnvRmCmd(g *globals) *cobra.Command {
 		Short: "Remove an environment",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sandbox.OpenStore(g.home).Remove(cmd.Context(), args[0])
+			return debenv.OpenStore(g.home).Remove(cmd.Context(), args[0])
 		},
 	}
 }
@@ -144,9 +145,9 @@ func newEnvDockerCmd(g *globals) *cobra.Command {
 		Short: "Import an environment into the Docker engine (no registry) and record the image id",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := sandbox.ImportConfig{Log: g.log}
+			cfg := debenv.ImportConfig{Log: g.log}
 			cfg.Progress = progressWriter(g)
-			id, err := sandbox.OpenStore(g.home).ImportDockerWith(cmd.Context(), args[0], cfg)
+			id, err := debenv.OpenStore(g.home).ImportDockerWith(cmd.Context(), args[0], cfg)
 			if err != nil {
 				return err
 			}

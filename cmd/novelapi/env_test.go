@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -18,7 +19,7 @@ func TestEnvCmd(t *testing.T) {
 	}
 	m := sandbox.Manifest{Name: "demo", Suite: "trixie", Libraries: []string{"numpy"}, Python: "3.13.5",
 		Versions: map[string]string{"numpy": "2.2.4"}, SizeBytes: 400 << 20, Key: "abc"}
-	if err := sandbox.WriteManifest(dir, m); err != nil {
+	if err := debenv.WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -138,7 +139,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err != nil {
 		return err
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(g.home), NoLabels: cfg.noLabels, Log: g.log})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), NoLabels: cfg.noLabels, Log: g.log})
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 type evalSweepConfig struct {
@@ -112,7 +113,7 @@ func runEvalSweep(cmd *cobra.Command, g *globals, cfg evalSweepConfig) error {
 			if cfg.bundles == "" {
 				return usagef("eval sweep: --knowledge oracle needs --bundles FILE")
 			}
-			bs, _, err := bundles.ReadBundles(cfg.bundles, bundles.ReadOptions{})
+			bs, _, err := bundles.ReadBundles(cfg.bundles, jsonl.ReadOptions{})
 			if err != nil {
 				return err
 			}
@@ -135,7 +136,7 @@ func runEvalSweep(cmd *cobra.Command, g *globals, cfg evalSweepConfig) error {
 	if err != nil {
 		return err
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(g.home), Log: g.log})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), Log: g.log})
 	if err != nil {
 		return err
 	}

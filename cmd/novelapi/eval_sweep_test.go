@@ -11,6 +11,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -19,7 +20,7 @@ import (
 // fixture that have a bundle in generate's sweep fixture (at most n).
 func numpyFixtureTasks(t *testing.T, n int) ([]*evalharness.Task, []bundles.Bundle) {
 	t.Helper()
-	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "generate", "testdata", "sweep-bundles.jsonl"), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "generate", "testdata", "sweep-bundles.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -55,7 +56,7 @@ memory_bytes, ...). Exits 0 when the sandbox ran, whatever the program did.`,
 			if err != nil {
 				return fmt.Errorf("exec: %w", err)
 			}
-			env, err := sandbox.OpenStore(g.home).Get(envName)
+			env, err := debenv.OpenStore(g.home).Get(envName)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
@@ -33,7 +35,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 			if candidates == "" {
 				return usagef("extract: --candidates is required")
 			}
-			cands, stats, err := bundles.ReadCandidates(candidates, bundles.ReadOptions{SkipBad: skipBad})
+			cands, stats, err := bundles.ReadCandidates(candidates, jsonl.ReadOptions{SkipBad: skipBad})
 			if err != nil {
 				return err
 			}
@@ -43,7 +45,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 			if stats.Skipped > 0 {
 				g.log.Warn("skipped malformed candidates", "file", candidates, "count", stats.Skipped)
 			}
-			if cfg.Env, err = sandbox.OpenStore(g.home).Get(envName); err != nil {
+			if cfg.Env, err = debenv.OpenStore(g.home).Get(envName); err != nil {
 				return err
 			}
 			if cfg.Out == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 )
 
@@ -82,7 +83,7 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 				if bundlesPath == "" {
 					return usagef("--knowledge oracle needs --bundles FILE")
 				}
-				bs, _, err := bundles.ReadBundles(bundlesPath, bundles.ReadOptions{})
+				bs, _, err := bundles.ReadBundles(bundlesPath, jsonl.ReadOptions{})
 				if err != nil {
 					return err
 				}

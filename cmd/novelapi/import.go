@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/importers"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/spf13/cobra"
@@ -133,7 +134,7 @@ DIR/reference_check.md (figures per group and every failing reference).`,
 			if err != nil {
 				return err
 			}
-			cfg.Runner, cfg.Store, cfg.Log = r, sandbox.OpenStore(g.home), g.log
+			cfg.Runner, cfg.Store, cfg.Log = r, debenv.OpenStore(g.home), g.log
 			cfg.Progress = progressWriter(g)
 			sum, err := importers.CheckPool(cmd.Context(), args[0], cfg)
 			if err != nil {

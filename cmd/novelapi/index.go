@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // embedderFlags select the index embedder (shared by index, search and
@@ -88,7 +89,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 func readBundleFiles(g *globals, paths []string, skipBad bool) ([]bundles.Bundle, error) {
 	var all []bundles.Bundle
 	for _, p := range paths {
-		bs, st, err := bundles.ReadBundles(p, bundles.ReadOptions{SkipBad: skipBad})
+		bs, st, err := bundles.ReadBundles(p, jsonl.ReadOptions{SkipBad: skipBad})
 		if err != nil {
 			return nil, fmt.Errorf("read bundles: %w (nothing indexed; the last good index is still served)", err)
 		}

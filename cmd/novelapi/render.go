@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // renderConfig holds the flags of `novelapi render`.
@@ -69,8 +70,8 @@ func runRender(g *globals, cfg renderConfig, conditionSet bool) error {
 	if cfg.bundlesPath == "" {
 		cfg.bundlesPath = filepath.Join(g.home, "bundles.jsonl")
 	}
-	bs, stats, err := bundles.ReadBundles(cfg.bundlesPath, bundles.ReadOptions{SkipBad: cfg.skipBad})
-	if _, ok := errors.AsType[*bundles.ParseError](err); ok {
+	bs, stats, err := bundles.ReadBundles(cfg.bundlesPath, jsonl.ReadOptions{SkipBad: cfg.skipBad})
+	if _, ok := errors.AsType[*jsonl.ParseError](err); ok {
 		return fmt.Errorf("%w (--skip-bad skips malformed lines)", err)
 	} else if err != nil {
 		return err
@@ -114,7 +115,7 @@ func runRender(g *globals, cfg renderConfig, conditionSet bool) error {
 // selects the task by --task-id, else the only record, else the first whose
 // api_name is --api.
 func pickTask(cfg renderConfig) (bundles.PromptInput, error) {
-	tasks, _, err := bundles.ReadJSONL[bundles.PromptInput](cfg.taskPath, bundles.ReadOptions{})
+	tasks, _, err := jsonl.Read[bundles.PromptInput](cfg.taskPath, jsonl.ReadOptions{})
 	if err != nil {
 		return bundles.PromptInput{}, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/mcpserver"
 	"github.com/novelapi/novelapi/sandbox"
@@ -117,7 +118,7 @@ func codeHarness(ctx context.Context, g *globals, backend string) func(context.C
 		if err != nil {
 			return nil, err
 		}
-		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+		return evalharness.New(evalharness.Config{Runner: r, Store: debenv.OpenStore(home), Log: log})
 	}
 }
 

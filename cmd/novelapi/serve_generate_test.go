@@ -8,13 +8,14 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
 	"github.com/novelapi/novelapi/mcpserver"
 )
 
 func TestMCPGenerator_OracleAndRetrieved(t *testing.T) {
-	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "bundles", "testdata", "formats", "published.jsonl"), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "bundles", "testdata", "formats", "published.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/pipeline"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -90,14 +92,14 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 
 func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	ctx := cmd.Context()
-	bs, stats, err := bundles.ReadBundles(cfg.bundles, bundles.ReadOptions{SkipBad: cfg.skipBad})
+	bs, stats, err := bundles.ReadBundles(cfg.bundles, jsonl.ReadOptions{SkipBad: cfg.skipBad})
 	if err != nil {
 		return err
 	}
 	if stats.Skipped > 0 {
 		g.log.Warn("skipped malformed bundle lines", "file", cfg.bundles, "skipped", stats.Skipped)
 	}
-	store := sandbox.OpenStore(g.home)
+	store := debenv.OpenStore(g.home)
 	env, err := store.Get(cfg.env)
 	if err != nil {
 		return err

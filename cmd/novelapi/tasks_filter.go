@@ -10,9 +10,10 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
-	"github.com/novelapi/novelapi/sandbox"
 )
 
 type tasksFilterConfig struct {
@@ -84,7 +85,7 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 	if err != nil {
 		return err
 	}
-	bs, _, err := bundles.ReadBundles(cfg.bundles, bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(cfg.bundles, jsonl.ReadOptions{})
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 	if err != nil {
 		return err
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: sandbox.OpenStore(g.home), NoLabels: true, Log: g.log})
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), NoLabels: true, Log: g.log})
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 // keptTasks returns the tasks whose record in the filter file at path is
 // kept, in tasks' order.
 func keptTasks[R any](tasks []*evalharness.Task, path string, id func(R) (string, bool)) ([]*evalharness.Task, error) {
-	recs, _, err := bundles.ReadJSONL[R](path, bundles.ReadOptions{SkipBad: true})
+	recs, _, err := jsonl.Read[R](path, jsonl.ReadOptions{SkipBad: true})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -17,7 +18,7 @@ import (
 func TestTasksBuildLLM_RealSandbox(t *testing.T) {
 	sandboxtest.Runner(t)
 	sandboxtest.Env(t, "trixie-sci")
-	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "construct", "testdata", "bundles.jsonl"), bundles.ReadOptions{})
+	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "construct", "testdata", "bundles.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/llm"
@@ -106,7 +107,7 @@ func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, htt
 		if err != nil {
 			return nil, err
 		}
-		return evalharness.New(evalharness.Config{Runner: r, Store: sandbox.OpenStore(home), Log: log})
+		return evalharness.New(evalharness.Config{Runner: r, Store: debenv.OpenStore(home), Log: log})
 	}
 	if client != nil {
 		cfg.Eval.Generate = mcpGenerator(client, indexDir)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -84,9 +85,9 @@ func Home() string {
 // Home, calling Unavailable when it is not built.
 func Env(t testing.TB, name string) *sandbox.Environment {
 	t.Helper()
-	env, err := sandbox.OpenStore(Home()).Get(name)
+	env, err := debenv.OpenStore(Home()).Get(name)
 	if err != nil {
-		if errors.Is(err, sandbox.ErrUnknownEnvironment) {
+		if errors.Is(err, debenv.ErrUnknownEnvironment) {
 			Unavailable(t, "environment %q is not built (novelapi env build; .ci/run builds the test environments): %v", name, err)
 		}
 		t.Fatalf("environment %q: %v", name, err)

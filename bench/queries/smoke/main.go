@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 func main() {
@@ -24,7 +25,7 @@ func main() {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	for _, path := range os.Args[1:] {
-		bs, _, err := bundles.ReadBundles(path, bundles.ReadOptions{SkipBad: true})
+		bs, _, err := bundles.ReadBundles(path, jsonl.ReadOptions{SkipBad: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "smoke:", err)
 			os.Exit(1)

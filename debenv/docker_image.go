@@ -1,4 +1,4 @@
-package sandbox
+package debenv
 
 import (
 	"archive/tar"
@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
+	"github.com/novelapi/novelapi/sandbox"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -42,7 +43,7 @@ type ImportConfig struct {
 
 // ImageRef returns the Docker image reference of environment e:
 // novelapi/NAME:KEY12, where KEY12 is the first 12 hex digits of its key.
-func ImageRef(e *Environment) string {
+func ImageRef(e *sandbox.Environment) string {
 	k := e.Manifest.Key
 	if len(k) > 12 {
 		k = k[:12]
@@ -68,7 +69,7 @@ func (s *Store) ImportDocker(ctx context.Context, name string) (string, error) {
 func (s *Store) ImportDockerWith(ctx context.Context, name string, cfg ImportConfig) (string, error) {
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
-		return "", fmt.Errorf("%w: docker client: %v", ErrUnavailable, err)
+		return "", fmt.Errorf("%w: docker client: %v", sandbox.ErrUnavailable, err)
 	}
 	return s.importDocker(ctx, cli, name, cfg)
 }
@@ -87,7 +88,7 @@ func (s *Store) importDocker(ctx context.Context, cli imageAPI, name string, cfg
 	_, err = cli.Ping(pctx)
 	cancel()
 	if err != nil {
-		return "", fmt.Errorf("%w: no Docker engine answers (%v); start dockerd or set DOCKER_HOST", ErrUnavailable, err)
+		return "", fmt.Errorf("%w: no Docker engine answers (%v); start dockerd or set DOCKER_HOST", sandbox.ErrUnavailable, err)
 	}
 	ref := ImageRef(e)
 	log.Info("importing environment into Docker", "env", name, "image", ref)

@@ -1,4 +1,4 @@
-package sandbox
+package debenv
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/novelapi/novelapi/sandbox"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -126,7 +127,7 @@ func Key(suite string, packages []string) string {
 // from its dpkg database, Python and library versions by running Python in
 // it under bubblewrap. Build needs root (debootstrap) and bwrap. A package
 // the suite lacks gives a [*MissingPackagesError].
-func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*Environment, error) {
+func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environment, error) {
 	log := cfg.Log
 	if log == nil {
 		log = slog.Default()
@@ -224,7 +225,7 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*Environment, error
 		return nil, fmt.Errorf("prepare root filesystem: %w", err)
 	}
 
-	m := Manifest{
+	m := sandbox.Manifest{
 		Name:      name,
 		Suite:     cfg.Suite,
 		Requested: pkgs,
@@ -509,16 +510,16 @@ func probeEnvironment(ctx context.Context, root string, libs []Library, log *slo
 		arg = append(arg, lib{l.Name, l.Import, l.Dist})
 	}
 	argJSON, _ := json.Marshal(arg)
-	runner, err := NewBwrap(BwrapConfig{Log: log})
+	runner, err := sandbox.NewBwrap(sandbox.BwrapConfig{Log: log})
 	if err != nil {
 		return probeResult{}, fmt.Errorf("read versions inside the environment: %w", err)
 	}
-	res, err := runner.Run(ctx, Spec{
-		Environment: &Environment{Name: filepath.Base(filepath.Dir(root)), Root: root},
-		Files:       []File{{Path: "envprobe.py", Data: []byte(envProbeScript)}},
+	res, err := runner.Run(ctx, sandbox.Spec{
+		Environment: &sandbox.Environment{Name: filepath.Base(filepath.Dir(root)), Root: root},
+		Files:       []sandbox.File{{Path: "envprobe.py", Data: []byte(envProbeScript)}},
 		Argv:        []string{"python3", "-I", "-B", "/job/envprobe.py", string(argJSON)},
 		// Importing large libraries (torch) takes time, memory and threads.
-		Limits: Limits{Wall: 5 * time.Minute, Memory: 8 << 30, PIDs: 1024},
+		Limits: sandbox.Limits{Wall: 5 * time.Minute, Memory: 8 << 30, PIDs: 1024},
 	})
 	if err != nil {
 		return probeResult{}, fmt.Errorf("read versions inside the environment: %w", err)

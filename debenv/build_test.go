@@ -1,4 +1,4 @@
-package sandbox_test
+package debenv_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -16,25 +17,25 @@ func TestKey(t *testing.T) {
 	// The key must stay stable across releases: it decides whether a cached
 	// environment is reused.
 	const want = "35cd7134f3f2376a786180f2da1a835490bf1cf15d228f22d2054e8a0afd002f"
-	if got := sandbox.Key("trixie", pkgs); got != want {
+	if got := debenv.Key("trixie", pkgs); got != want {
 		t.Errorf("Key(trixie, %v) = %s; want %s", pkgs, got, want)
 	}
 	shuffled := []string{"python3-scipy", "python3", "python3-numpy", "python3-pandas", "python3-numpy"}
-	if got := sandbox.Key("trixie", shuffled); got != want {
+	if got := debenv.Key("trixie", shuffled); got != want {
 		t.Errorf("Key depends on order or duplicates: %s", got)
 	}
-	if sandbox.Key("bookworm", pkgs) == want {
+	if debenv.Key("bookworm", pkgs) == want {
 		t.Error("Key ignores the suite")
 	}
-	if sandbox.Key("trixie", pkgs[:3]) == want {
+	if debenv.Key("trixie", pkgs[:3]) == want {
 		t.Error("Key ignores a package")
 	}
 }
 
 func TestRequestedPackages(t *testing.T) {
-	np, _ := sandbox.LookupLibrary("numpy")
-	sp, _ := sandbox.LookupLibrary("scipy")
-	got := sandbox.RequestedPackages([]sandbox.Library{sp, np}, []string{"less", "python3-numpy"})
+	np, _ := debenv.LookupLibrary("numpy")
+	sp, _ := debenv.LookupLibrary("scipy")
+	got := debenv.RequestedPackages([]debenv.Library{sp, np}, []string{"less", "python3-numpy"})
 	want := []string{"less", "python3", "python3-numpy", "python3-scipy"}
 	if !slices.Equal(got, want) {
 		t.Errorf("RequestedPackages = %v; want %v", got, want)
@@ -46,21 +47,21 @@ func TestRequestedPackages(t *testing.T) {
 func TestStore_Build_BadInput(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  sandbox.BuildConfig
+		cfg  debenv.BuildConfig
 		want []string
 	}{
-		{"UnknownSuite", sandbox.BuildConfig{Suite: "jessie", Libraries: []string{"numpy"}},
+		{"UnknownSuite", debenv.BuildConfig{Suite: "jessie", Libraries: []string{"numpy"}},
 			[]string{`"jessie"`, "bookworm", "trixie", "sid"}},
-		{"UnknownLibrary", sandbox.BuildConfig{Suite: "trixie", Libraries: []string{"numpy", "leftpad"}},
+		{"UnknownLibrary", debenv.BuildConfig{Suite: "trixie", Libraries: []string{"numpy", "leftpad"}},
 			[]string{`"leftpad"`, "numpy", "scipy"}},
-		{"BadPackage", sandbox.BuildConfig{Suite: "trixie", Packages: []string{"a,b"}},
+		{"BadPackage", debenv.BuildConfig{Suite: "trixie", Packages: []string{"a,b"}},
 			[]string{`"a,b"`}},
-		{"BadName", sandbox.BuildConfig{Suite: "trixie", Name: "../x"},
+		{"BadName", debenv.BuildConfig{Suite: "trixie", Name: "../x"},
 			[]string{`"../x"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := sandbox.OpenStore(t.TempDir())
+			s := debenv.OpenStore(t.TempDir())
 			_, err := s.Build(t.Context(), tt.cfg)
 			if err == nil {
 				t.Fatal("Build succeeded")
@@ -87,16 +88,16 @@ func TestParseMissingDebs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sandbox.ParseMissingDebs(string(data)), []string{"python3-bogus-nonexistent"}; !slices.Equal(got, want) {
+	if got, want := debenv.ParseMissingDebs(string(data)), []string{"python3-bogus-nonexistent"}; !slices.Equal(got, want) {
 		t.Errorf("ParseMissingDebs = %v; want %v", got, want)
 	}
-	if got := sandbox.ParseMissingDebs("I: Retrieving InRelease\nE: Failed getting release file\n"); got != nil {
+	if got := debenv.ParseMissingDebs("I: Retrieving InRelease\nE: Failed getting release file\n"); got != nil {
 		t.Errorf("ParseMissingDebs(other failure) = %v; want nil", got)
 	}
-	if got, want := sandbox.ParseMissingDebs("E: Couldn't find these debs: a b\n"), []string{"a", "b"}; !slices.Equal(got, want) {
+	if got, want := debenv.ParseMissingDebs("E: Couldn't find these debs: a b\n"), []string{"a", "b"}; !slices.Equal(got, want) {
 		t.Errorf("ParseMissingDebs(two) = %v; want %v", got, want)
 	}
-	msg := (&sandbox.MissingPackagesError{Suite: "trixie", Packages: []string{"python3-bogus-nonexistent"}}).Error()
+	msg := (&debenv.MissingPackagesError{Suite: "trixie", Packages: []string{"python3-bogus-nonexistent"}}).Error()
 	for _, w := range []string{"trixie", "python3-bogus-nonexistent"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("MissingPackagesError %q does not name %s", msg, w)
@@ -107,14 +108,14 @@ func TestParseMissingDebs(t *testing.T) {
 // TestStore_Remove checks that Remove deletes an environment and the
 // leftovers of an interrupted build, which List never shows.
 func TestStore_Remove(t *testing.T) {
-	s := sandbox.OpenStore(t.TempDir())
+	s := debenv.OpenStore(t.TempDir())
 	for _, d := range []string{"demo/rootfs", ".build-demo-123/rootfs"} {
 		if err := os.MkdirAll(filepath.Join(s.Dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, d := range []string{"demo", ".build-demo-123"} {
-		if err := sandbox.WriteManifest(filepath.Join(s.Dir, d), sandbox.Manifest{Name: "demo", Suite: "trixie"}); err != nil {
+		if err := debenv.WriteManifest(filepath.Join(s.Dir, d), sandbox.Manifest{Name: "demo", Suite: "trixie"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,7 +129,7 @@ func TestStore_Remove(t *testing.T) {
 	if err := s.Remove(t.Context(), "demo"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get("demo"); !errors.Is(err, sandbox.ErrUnknownEnvironment) {
+	if _, err := s.Get("demo"); !errors.Is(err, debenv.ErrUnknownEnvironment) {
 		t.Errorf("Get after Remove: %v; want ErrUnknownEnvironment", err)
 	}
 	ents, _ := os.ReadDir(s.Dir)
@@ -137,7 +138,7 @@ func TestStore_Remove(t *testing.T) {
 			t.Errorf("left behind %s", e.Name())
 		}
 	}
-	if err := s.Remove(t.Context(), "demo"); !errors.Is(err, sandbox.ErrUnknownEnvironment) {
+	if err := s.Remove(t.Context(), "demo"); !errors.Is(err, debenv.ErrUnknownEnvironment) {
 		t.Errorf("second Remove: %v; want ErrUnknownEnvironment", err)
 	}
 }

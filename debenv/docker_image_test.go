@@ -1,4 +1,4 @@
-package sandbox_test
+package debenv_test
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -44,13 +45,13 @@ func TestWriteRootfsTar(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir)
 	var a, b bytes.Buffer
-	if err := sandbox.WriteRootfsTar(&a, dir); err != nil {
+	if err := debenv.WriteRootfsTar(&a, dir); err != nil {
 		t.Fatal(err)
 	}
 	// Touching files must not change the stream: it is reproducible.
 	future := time.Now().Add(time.Hour)
 	os.Chtimes(filepath.Join(dir, "b.txt"), future, future)
-	if err := sandbox.WriteRootfsTar(&b, dir); err != nil {
+	if err := debenv.WriteRootfsTar(&b, dir); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -97,10 +98,10 @@ func TestWriteRootfsTar(t *testing.T) {
 }
 
 func TestStore_ImportDocker_NoEngine(t *testing.T) {
-	s := sandbox.OpenStore(t.TempDir())
+	s := debenv.OpenStore(t.TempDir())
 	dir := filepath.Join(s.Dir, "tiny")
 	writeTree(t, filepath.Join(dir, "rootfs"))
-	if err := sandbox.WriteManifest(dir, sandbox.Manifest{Name: "tiny", Key: "0123456789abcdef"}); err != nil {
+	if err := debenv.WriteManifest(dir, sandbox.Manifest{Name: "tiny", Key: "0123456789abcdef"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-such.sock"))
@@ -134,11 +135,11 @@ func dockerClient(t *testing.T) *client.Client {
 // local engine and checks the image and the recorded id.
 func TestStore_ImportDocker(t *testing.T) {
 	cli := dockerClient(t)
-	s := sandbox.OpenStore(t.TempDir())
+	s := debenv.OpenStore(t.TempDir())
 	name := fmt.Sprintf("test-import-%d", time.Now().UnixNano())
 	dir := filepath.Join(s.Dir, name)
 	writeTree(t, filepath.Join(dir, "rootfs"))
-	if err := sandbox.WriteManifest(dir, sandbox.Manifest{Name: name, Suite: "trixie", Key: "0123456789abcdef0123"}); err != nil {
+	if err := debenv.WriteManifest(dir, sandbox.Manifest{Name: name, Suite: "trixie", Key: "0123456789abcdef0123"}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := s.ImportDocker(t.Context(), name)
@@ -179,11 +180,11 @@ func TestEnvironmentDockerImage(t *testing.T) {
 		}
 		t.Skip("trixie-sci has no Docker image (run `novelapi env docker trixie-sci`)")
 	}
-	info, err := cli.ImageInspect(t.Context(), sandbox.ImageRef(e))
+	info, err := cli.ImageInspect(t.Context(), debenv.ImageRef(e))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.ID != e.Manifest.DockerImage {
-		t.Errorf("%s is %s; manifest records %s", sandbox.ImageRef(e), info.ID, e.Manifest.DockerImage)
+		t.Errorf("%s is %s; manifest records %s", debenv.ImageRef(e), info.ID, e.Manifest.DockerImage)
 	}
 }

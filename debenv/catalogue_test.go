@@ -1,10 +1,10 @@
-package sandbox_test
+package debenv_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/novelapi/novelapi/sandbox"
+	"github.com/novelapi/novelapi/debenv"
 )
 
 func TestLookupLibrary(t *testing.T) {
@@ -22,7 +22,7 @@ func TestLookupLibrary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := sandbox.LookupLibrary(tt.in)
+			got, err := debenv.LookupLibrary(tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestLookupLibrary(t *testing.T) {
 }
 
 func TestLookupLibrary_Unknown(t *testing.T) {
-	_, err := sandbox.LookupLibrary("leftpad")
+	_, err := debenv.LookupLibrary("leftpad")
 	if err == nil {
 		t.Fatal("LookupLibrary(leftpad) succeeded")
 	}
@@ -52,7 +52,7 @@ func TestCatalogue(t *testing.T) {
 	need := []string{"numpy", "scipy", "pandas", "django", "flask", "sqlalchemy", "httpx", "pydantic", "fastapi",
 		"astropy", "ase", "rdkit", "MDAnalysis", "pymatgen", "networkx", "torch", "sympy", "matplotlib"}
 	have := map[string]bool{}
-	for _, l := range sandbox.Catalogue() {
+	for _, l := range debenv.Catalogue() {
 		if have[strings.ToLower(l.Name)] {
 			t.Errorf("duplicate library %s", l.Name)
 		}
@@ -72,9 +72,9 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	// Catalogue returns a copy.
-	c := sandbox.Catalogue()
+	c := debenv.Catalogue()
 	c[0].Packages[0] = "changed"
-	if sandbox.Catalogue()[0].Packages[0] == "changed" {
+	if debenv.Catalogue()[0].Packages[0] == "changed" {
 		t.Error("Catalogue shares its package slices with the caller")
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package debenv
 
 import (
 	"encoding/json"
@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/sandbox"
 )
 
 // A Store holds the built environments under Dir, one directory per
@@ -28,7 +31,7 @@ func OpenStore(home string) *Store {
 
 // Get returns the complete environment called name, or an error wrapping
 // ErrUnknownEnvironment that lists the environments the store has.
-func (s *Store) Get(name string) (*Environment, error) {
+func (s *Store) Get(name string) (*sandbox.Environment, error) {
 	if name == "" || filepath.Base(name) != name || name[0] == '.' {
 		return nil, fmt.Errorf("environment name %q: must be a plain name", name)
 	}
@@ -41,20 +44,20 @@ func (s *Store) Get(name string) (*Environment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read environment %q: %w", name, err)
 	}
-	var m Manifest
+	var m sandbox.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("read environment %q: manifest.json: %w", name, err)
 	}
-	return &Environment{Name: name, Root: filepath.Join(dir, "rootfs"), Manifest: m}, nil
+	return &sandbox.Environment{Name: name, Root: filepath.Join(dir, "rootfs"), Manifest: m}, nil
 }
 
 // List returns the complete environments, sorted by name.
-func (s *Store) List() ([]*Environment, error) {
+func (s *Store) List() ([]*sandbox.Environment, error) {
 	names, err := s.names()
 	if err != nil {
 		return nil, err
 	}
-	var out []*Environment
+	var out []*sandbox.Environment
 	for _, n := range names {
 		e, err := s.Get(n)
 		if err != nil {
@@ -88,40 +91,6 @@ func (s *Store) names() ([]string, error) {
 
 // WriteManifest writes m to the environment directory dir atomically
 // (temporary file + rename).
-func WriteManifest(dir string, m Manifest) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n'), 0o644)
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, fsyncs it and renames it into place, so readers see the old or
-// the new contents, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), perm); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+func WriteManifest(dir string, m sandbox.Manifest) error {
+	return atomicfile.WriteJSON(filepath.Join(dir, "manifest.json"), m)
 }

@@ -1,4 +1,4 @@
-package sandbox_test
+package debenv_test
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -24,7 +25,7 @@ func storeEnv(t *testing.T, name string) *sandbox.Environment {
 		}
 		home = filepath.Join(c, "novelapi")
 	}
-	e, err := sandbox.OpenStore(home).Get(name)
+	e, err := debenv.OpenStore(home).Get(name)
 	if err != nil {
 		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") == "1" {
 			t.Fatalf("environment %s required (NOVELAPI_REQUIRE_SANDBOX=1): %v", name, err)
@@ -88,7 +89,7 @@ func TestEnvironmentManifest(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(e.Root, "usr/bin/python"+minor)); err != nil {
 				t.Errorf("python%s not in the root filesystem: %v", minor, err)
 			}
-			if m.Key != sandbox.Key(m.Suite, m.Requested) {
+			if m.Key != debenv.Key(m.Suite, m.Requested) {
 				t.Errorf("key %s is not Key(suite, requested)", m.Key)
 			}
 			if m.SizeBytes < 50<<20 || m.BuiltAt.IsZero() {
@@ -100,7 +101,7 @@ func TestEnvironmentManifest(t *testing.T) {
 				}
 			}
 			for lib, prefix := range tt.want {
-				l, err := sandbox.LookupLibrary(lib)
+				l, err := debenv.LookupLibrary(lib)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -131,12 +132,12 @@ func TestEnvironmentManifest(t *testing.T) {
 // environment, under bwrap) and compares it with the manifest.
 func TestProbeVersions(t *testing.T) {
 	e := storeEnv(t, "trixie-sci")
-	var libs []sandbox.Library
+	var libs []debenv.Library
 	for _, n := range []string{"numpy", "scipy"} {
-		l, _ := sandbox.LookupLibrary(n)
+		l, _ := debenv.LookupLibrary(n)
 		libs = append(libs, l)
 	}
-	py, versions, err := sandbox.ProbeVersions(t, e.Root, libs)
+	py, versions, err := debenv.ProbeVersions(t, e.Root, libs)
 	if err != nil {
 		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") != "1" && errors.Is(err, sandbox.ErrUnavailable) {
 			t.Skipf("SKIPPING: bwrap unavailable: %v", err)
