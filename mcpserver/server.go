@@ -50,6 +50,10 @@ const (
 	DefaultK          = 5
 	MaxK              = 20
 	DefaultCheckLimit = 2 // concurrent check_code sandbox runs
+	// DefaultMaxBodyBytes bounds an HTTP request body: check_code's code
+	// (MaxCodeBytes) and evaluate's inline predictions (MaxInlinePredictions
+	// completions) fit with room to spare.
+	DefaultMaxBodyBytes = 16 << 20
 )
 
 // Config configures a [Server]. The zero value is not useful: set IndexDir
@@ -85,6 +89,10 @@ type Config struct {
 	// CheckConcurrency bounds concurrent check_code sandbox runs; 0 means
 	// DefaultCheckLimit. Further calls wait their turn (or their ctx).
 	CheckConcurrency int
+	// MaxBodyBytes bounds the body of an HTTP request (Handler, ServeHTTP):
+	// a longer one is refused with 413 before it is decoded. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
 	// Logger receives the server's logs; nil means slog.Default(). It must
 	// not write to stdout when serving stdio.
 	Logger *slog.Logger
@@ -129,6 +137,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if cfg.CheckConcurrency <= 0 {
 		cfg.CheckConcurrency = DefaultCheckLimit

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -51,16 +53,19 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // Handler returns the HTTP handler: streamable HTTP at /mcp, the legacy SSE
 // transport at /sse and /message, and /healthz. Requests over loopback with
 // a Host header other than localhost are refused (DNS-rebinding protection
-// of mcp-go). The returned close function ends the transports' sessions.
+// of mcp-go). A request body longer than Config.MaxBodyBytes is refused
+// with 413 before any of it is decoded ([limitBody]). The returned close
+// function ends the transports' sessions.
 func (s *Server) Handler() (h http.Handler, closeFn func(context.Context) error) {
 	stream := server.NewStreamableHTTPServer(s.mcp,
 		server.WithSessionIdleTTL(30*time.Minute),
 		server.WithStreamableHTTPLogger(s.log))
 	sse := server.NewSSEServer(s.mcp)
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, stream)
-	mux.Handle(PathSSE, sse)
-	mux.Handle(PathMessage, sse)
+	limit := s.cfg.MaxBodyBytes
+	mux.Handle(PathMCP, limitBody(limit, stream))
+	mux.Handle(PathSSE, limitBody(limit, sse))
+	mux.Handle(PathMessage, limitBody(limit, sse))
 	mux.HandleFunc(PathHealth, s.health)
 	return mux, func(ctx context.Context) error {
 		err := stream.Shutdown(ctx)
@@ -69,6 +74,53 @@ func (s *Server) Handler() (h http.Handler, closeFn func(context.Context) error)
 		}
 		return err
 	}
+}
+
+// limitBody reads the body of every POST to memory, refusing one longer
+// than max bytes with 413 and a JSON-RPC error before anything is decoded,
+// and hands next the body read. mcp-go reads and decodes whole bodies
+// without a limit. Other methods pass with their body capped at max.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+			next.ServeHTTP(w, r)
+			return
+		}
+		tooLarge := func() {
+			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+				"request body too large: the limit is %d bytes (novelapi serve --max-body)", max))
+		}
+		if r.ContentLength > max {
+			tooLarge()
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		if err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				tooLarge()
+				return
+			}
+			writeJSONRPCError(w, http.StatusBadRequest, nil, mcp.PARSE_ERROR, "read request body: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeJSONRPCError answers with one JSON-RPC error object and an HTTP
+// status.
+func writeJSONRPCError(w http.ResponseWriter, status int, id any, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, mustJSON(jsonrpcError(id, code, msg))+"\n")
+}
+
+// jsonrpcError is a JSON-RPC 2.0 error response.
+func jsonrpcError(id any, code int, msg string) mcp.JSONRPCError {
+	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(code, msg, nil)}
 }
 
 // health answers /healthz with the index status.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,6 +24,7 @@ func newServeCmd(g *globals) *cobra.Command {
 		httpAddr string
 		backend  string
 		noExec   bool
+		maxBody  string
 		ep       endpointFlags
 	)
 	cmd := &cobra.Command{
@@ -44,6 +46,11 @@ The index opens in the background: initialize and tools/list answer at once.`,
 				cfg.Eval.RunsDir = filepath.Join(g.home, "runs", "mcp")
 			}
 			cfg.Logger = g.log
+			n, err := parseSize(maxBody)
+			if err != nil {
+				return usagef("serve: --max-body %q: %v", maxBody, err)
+			}
+			cfg.MaxBodyBytes = n
 			if !noExec {
 				switch backend {
 				case "", sandbox.BackendAuto, sandbox.BackendBwrap, sandbox.BackendDocker:
@@ -67,6 +74,7 @@ The index opens in the background: initialize and tools/list answer at once.`,
 	f.StringVar(&cfg.IndexDir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP (/mcp) and legacy SSE (/sse) on ADDR, e.g. 127.0.0.1:8080, instead of stdio")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend for check_code and evaluate: auto, bwrap or docker")
+	f.StringVar(&maxBody, "max-body", fmt.Sprintf("%dMiB", mcpserver.DefaultMaxBodyBytes>>20), "with --http: the largest request body taken (e.g. 16MiB); a longer one is refused with 413 before it is read")
 	f.BoolVar(&noExec, "no-exec", false, "do not run code: check_code and evaluate are not offered (also the case when no sandbox backend works here)")
 	f.StringVar(&cfg.Eval.TasksPath, "tasks", "", "default task pool (tasks.jsonl) for evaluate")
 	f.StringVar(&cfg.Eval.ExpectedPath, "expected", "", "reference call records (expected_calls.jsonl) for evaluate")
