@@ -124,9 +124,15 @@ func probeBwrap(path string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", path, "--version")
-	out, err := cmd.CombinedOutput()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// --die-with-parent: see startLocked.
+	waited, err := startLocked(cmd)
+	if err == nil {
+		err = <-waited
+	}
 	if err != nil {
-		err = fmt.Errorf("%w: bwrap probe: %v: %s", ErrUnavailable, err, bytes.TrimSpace(out))
+		err = fmt.Errorf("%w: bwrap probe: %v: %s", ErrUnavailable, err, bytes.TrimSpace(out.Bytes()))
 	}
 	probeDone[path] = err
 	return err
@@ -311,7 +317,10 @@ func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 		return err
 	}
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	// --die-with-parent ties bwrap to the thread that forks it: see
+	// startLocked. cmd is waited for by receiving from waited, once.
+	waited, err := startLocked(cmd)
+	if err != nil {
 		infoW.Close()
 		blockR.Close()
 		return fail(fmt.Errorf("sandbox: start bwrap: %w", err))
@@ -345,7 +354,7 @@ func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 	}
 	if err != nil {
 		kill()
-		_ = cmd.Wait()
+		<-waited
 		msg, _ := stderr.result()
 		return fail(fmt.Errorf("sandbox: bwrap setup: %v: %s", err, setupDetail(msg, cmd, cg.stats().OOM, lim.Memory)))
 	}
@@ -358,7 +367,7 @@ func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 	stopDecay := weight.decay(runBoostStep)
 	_, werr := blockW.Write([]byte{'1'})
 	blockW.Close()
-	waitErr := cmd.Wait()
+	waitErr := <-waited
 	timer.Stop()
 	stopDecay()
 	res.Wall = time.Since(start)

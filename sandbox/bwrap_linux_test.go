@@ -169,3 +169,83 @@ func TestBwrap_StartsInsideRunCgroup(t *testing.T) {
 	}
 	sandboxtest.AssertClean(t, b.Name())
 }
+
+// Runs started while other goroutines end OS threads are never killed:
+// the sandbox must not die with the thread that happened to start it
+// (golang/go#27505).
+func TestBwrap_ThreadChurn(t *testing.T) {
+	b := newBwrap(t)
+	sandboxtest.ThreadChurn(t, b, sandboxtest.Env(t, "trixie-sci"), 1000, 2)
+	sandboxtest.AssertClean(t, b.Name())
+}
+
+// harnessEnvVar makes the test binary act as a harness that
+// TestBwrap_KilledHarnessLeavesNothing kills mid-run.
+const harnessEnvVar = "NOVELAPI_TEST_KILLED_HARNESS"
+
+// A harness SIGKILLed mid-run leaves no process of the run behind
+// (bwrap --die-with-parent, sandbox-spec P19), however its threads were
+// used, and the next harness's start-up sweep removes its run cgroup and
+// run directory.
+func TestBwrap_KilledHarnessLeavesNothing(t *testing.T) {
+	if os.Getenv(harnessEnvVar) == "1" {
+		b := newBwrap(t)
+		spec := sandbox.Spec{Environment: sandboxtest.Env(t, "trixie-sci"), Argv: []string{"sleep", "617"}}
+		spec.Limits.Wall = time.Minute
+		res, err := b.Run(context.Background(), spec)
+		t.Fatalf("the run ended before the harness was killed: %v (%+v)", err, res)
+	}
+	b := newBwrap(t)
+	sandboxtest.Env(t, "trixie-sci")
+	harness := exec.Command(os.Args[0], "-test.run=^TestBwrap_KilledHarnessLeavesNothing$", "-test.count=1")
+	harness.Env = append(os.Environ(), harnessEnvVar+"=1")
+	if err := harness.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- harness.Wait() }()
+	var sleeper int
+	for deadline := time.Now().Add(30 * time.Second); sleeper == 0; {
+		if sleeper = findProcess("sleep\x00617\x00"); sleeper != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			harness.Process.Kill()
+			t.Fatalf("the harness started no run within 30 s (%v)", <-done)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("killing the harness (pid %d) while its run's program (pid %d) sleeps", harness.Process.Pid, sleeper)
+	harness.Process.Kill()
+	<-done
+	for deadline := time.Now().Add(5 * time.Second); findProcess("sleep\x00617\x00") != 0; {
+		if time.Now().After(deadline) {
+			unix.Kill(sleeper, unix.SIGKILL)
+			t.Fatalf("the run's program (pid %d) outlived the killed harness by 5 s", sleeper)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The next harness sweeps what the dead one left.
+	newBwrap(t)
+	tag := strconv.Itoa(harness.Process.Pid) + "-"
+	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "novelapi-run-"+tag+"*")); len(m) > 0 {
+		t.Errorf("run dirs left after the sweep: %v", m)
+	}
+	if m, _ := filepath.Glob("/sys/fs/cgroup/*/novelapi*/" + tag + "*"); len(m) > 0 {
+		t.Errorf("run cgroups left after the sweep: %v", m)
+	}
+	sandboxtest.AssertClean(t, b.Name())
+}
+
+// findProcess returns the pid of a process whose /proc/PID/cmdline is
+// cmdline, 0 if there is none.
+func findProcess(cmdline string) int {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if c, err := os.ReadFile(p + "/cmdline"); err == nil && string(c) == cmdline {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			return pid
+		}
+	}
+	return 0
+}

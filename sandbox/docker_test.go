@@ -92,3 +92,14 @@ func TestDocker_SweepsDeadOwnersCgroups(t *testing.T) {
 		}
 	}
 }
+
+// Runs started while other goroutines end OS threads are never killed.
+// The engine's runtime, not the harness, is the parent of a container's
+// processes, so no thread of the harness is tied to them; fewer runs than
+// the bwrap backend's test keep the check within CI's time (a container
+// costs about half a second).
+func TestDocker_ThreadChurn(t *testing.T) {
+	d := newDocker(t)
+	sandboxtest.ThreadChurn(t, d, dockerEnv(t, "trixie-sci"), 50, 2)
+	sandboxtest.AssertClean(t, d.Name())
+}
