@@ -119,6 +119,7 @@ type Server struct {
 	harness     *evalharness.Harness
 	harnessErr  error
 	checkSem    chan struct{} // bounds concurrent check_code runs
+	versions    sync.Map      // session ID → protocol version negotiated (batchHandler)
 	evalMu      sync.Mutex    // one evaluate run at a time
 }
 
@@ -149,6 +150,8 @@ func New(cfg Config) (*Server, error) {
 	hooks := &server.Hooks{}
 	hooks.AddBeforeGetPrompt(s.beforeGetPrompt)
 	hooks.AddBeforeReadResource(s.beforeReadResource)
+	hooks.AddAfterInitialize(s.recordVersion)
+	hooks.AddOnUnregisterSession(s.forgetVersion)
 	s.mcp = server.NewMCPServer(DefaultName, cfg.Version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),

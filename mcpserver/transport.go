@@ -54,8 +54,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // transport at /sse and /message, and /healthz. Requests over loopback with
 // a Host header other than localhost are refused (DNS-rebinding protection
 // of mcp-go). A request body longer than Config.MaxBodyBytes is refused
-// with 413 before any of it is decoded ([limitBody]). The returned close
-// function ends the transports' sessions.
+// with 413 before any of it is decoded ([limitBody]). A JSON-RPC batch
+// posted to /mcp is answered as its protocol version requires
+// ([batchHandler]); /message refuses batches ([refuseBatch]). The returned
+// close function ends the transports' sessions.
 func (s *Server) Handler() (h http.Handler, closeFn func(context.Context) error) {
 	stream := server.NewStreamableHTTPServer(s.mcp,
 		server.WithSessionIdleTTL(30*time.Minute),
@@ -63,9 +65,9 @@ func (s *Server) Handler() (h http.Handler, closeFn func(context.Context) error)
 	sse := server.NewSSEServer(s.mcp)
 	mux := http.NewServeMux()
 	limit := s.cfg.MaxBodyBytes
-	mux.Handle(PathMCP, limitBody(limit, stream))
+	mux.Handle(PathMCP, limitBody(limit, &batchHandler{next: stream, versions: &s.versions}))
 	mux.Handle(PathSSE, limitBody(limit, sse))
-	mux.Handle(PathMessage, limitBody(limit, sse))
+	mux.Handle(PathMessage, limitBody(limit, refuseBatch(sse)))
 	mux.HandleFunc(PathHealth, s.health)
 	return mux, func(ctx context.Context) error {
 		err := stream.Shutdown(ctx)
