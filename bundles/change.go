@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/novelapi/novelapi/internal/pysyntax"
 )
 
 // Parameter kinds, as Python's inspect.Parameter.kind names them (the Kind
@@ -164,7 +166,7 @@ func ParseSignature(sig string) (ps []ParamInfo, ok bool) {
 	if !strings.HasPrefix(s, "(") {
 		return nil, false
 	}
-	end := MatchBracket(s, 0)
+	end := pysyntax.MatchBracket(s, 0)
 	if end < 0 {
 		return nil, false
 	}
@@ -173,7 +175,7 @@ func ParseSignature(sig string) (ps []ParamInfo, ok bool) {
 		return ps, true
 	}
 	kind := KindPositionalOrKw
-	for _, part := range SplitTopLevel(s[1:end]) {
+	for _, part := range pysyntax.SplitTopLevel(s[1:end]) {
 		part = strings.TrimSpace(part)
 		switch {
 		case part == "":
@@ -189,8 +191,8 @@ func ParseSignature(sig string) (ps []ParamInfo, ok bool) {
 			kind = KindKeywordOnly
 			continue
 		}
-		head, def, hasDef := CutTopLevel(part, '=')
-		name, _, _ := CutTopLevel(head, ':')
+		head, def, hasDef := pysyntax.CutTopLevel(part, '=')
+		name, _, _ := pysyntax.CutTopLevel(head, ':')
 		name = strings.TrimSpace(name)
 		p := ParamInfo{Name: name, Kind: kind}
 		switch {

@@ -20,8 +20,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/progress"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -166,7 +166,7 @@ var Domains = map[string]string{
 // Task.ExercisesChange); examples are picked to exercise the change where
 // they can (see BuildConfig.MaxExamples), an exercising task's description
 // names the changed parameter, and cfg.ChangeOnly drops the others.
-func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, BuildSummary, error) {
+func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummary, error) {
 	if cfg.Env == nil || cfg.Runner == nil {
 		return nil, BuildSummary{}, errors.New("construct: Env and Runner are required")
 	}
@@ -197,7 +197,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 	bar := progress.New(cfg.Progress, len(work), "tasks build")
 	var (
 		mu    sync.Mutex
-		tasks []*evalharness.Task
+		tasks []*pool.Task
 		first error
 	)
 	var g errgroup.Group
@@ -267,7 +267,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 	if first != nil && len(tasks) == 0 {
 		return nil, sum, first
 	}
-	var modified []*evalharness.Task
+	var modified []*pool.Task
 	for _, t := range tasks {
 		if t.Novelty == "modified" {
 			modified = append(modified, t)
@@ -283,7 +283,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*evalharness.Task, Buil
 		}
 	}
 	exercisedAPIs := map[string]bool{}
-	tasks = slices.DeleteFunc(tasks, func(t *evalharness.Task) bool {
+	tasks = slices.DeleteFunc(tasks, func(t *pool.Task) bool {
 		if t.Novelty != "modified" {
 			return false
 		}
@@ -436,25 +436,13 @@ func lastLine(s string) string {
 	return s
 }
 
-// CheckBlock returns the monitor check block that opens every
-// execution_test, ending with evalharness.EndCheckMarker (protocol §4.1).
-func CheckBlock(apiName string) string {
-	q := fmt.Sprintf("%q", apiName)
-	q = q[1 : len(q)-1]
-	return "# --- target-API call check (auto-injected) ---\n" +
-		"assert _target_api_spy_installed, \"target-API spy failed to install for " + q + "\"\n" +
-		"assert _target_api_call_count[0] > 0, \"solution did not call target API " + q + "\"\n" +
-		"_target_api_call_count[0] = 0\n" +
-		evalharness.EndCheckMarker
-}
-
 func taskID(parts ...string) string {
 	h := sha1.Sum([]byte(strings.Join(parts, "\x00")))
 	return "nv_" + hex.EncodeToString(h[:6])
 }
 
 // tasksFrom makes the tasks of one example; ex is nil for a new API.
-func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*evalharness.Task {
+func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*pool.Task {
 	leaf := bundles.LeafName(b.APIName)
 	what := purpose(b, leaf)
 	if what == "" {
@@ -468,7 +456,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 	for i, a := range r.Assertions {
 		fmt.Fprintf(&asserts, "assert %s, %q\n", a, fmt.Sprintf("result check %d/%d failed", i+1, len(r.Assertions)))
 	}
-	test := CheckBlock(b.APIName) + "\n" + asserts.String()
+	test := pool.CheckBlock(b.APIName) + asserts.String()
 	var note string
 	if ex != nil && len(ex.hits) > 0 {
 		var parts []string
@@ -485,7 +473,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 		}
 		note = " The call relies on a recent signature change: " + strings.Join(parts, "; ") + "."
 	}
-	mk := func(diff, desc, masked string) *evalharness.Task {
+	mk := func(diff, desc, masked string) *pool.Task {
 		ref := masked
 		if r.Context != "" {
 			ref = r.Context + "\n" + masked
@@ -493,12 +481,12 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 		if note != "" && !leaks(desc+note, leaf) {
 			desc += note
 		}
-		t := &evalharness.Task{
+		t := &pool.Task{
 			TaskID: taskID(b.APIName, fmt.Sprint(r.Example), diff), APIName: b.APIName, Library: b.Library,
 			Domain: domainOf(b), Difficulty: diff, Description: desc, ContextCode: r.Context,
 			MaskedRegion: masked, ReferenceSolution: ref,
-			TestHarness: evalharness.TestHarness{
-				SetupCode: evalharness.StockMonitor(b.APIName), ExecutionTest: test,
+			TestHarness: pool.TestHarness{
+				SetupCode: pool.StockMonitor(b.APIName), ExecutionTest: test,
 				TargetAPI: b.APIName, GenerationMethod: "execute_then_assert",
 				ScenariosSucceeded: 1, ScenariosTotal: 1,
 			},
@@ -511,7 +499,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*eva
 		}
 		return t
 	}
-	var out []*evalharness.Task
+	var out []*pool.Task
 	easy := what + " " + easyInstruction(b, r)
 	if !leaks(easy, leaf) {
 		out = append(out, mk("easy", easy, r.Masked))

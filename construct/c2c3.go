@@ -20,6 +20,7 @@ import (
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Defaults of the C2 and C3 filters (novelapibench-protocol §7 Stage 4).
@@ -166,7 +167,7 @@ type FilterSummary struct {
 // its default penalty. Model-call and sandbox failures leave the task
 // without a record and are reported by the returned error after the others
 // finish.
-func FilterC2(ctx context.Context, tasks []*evalharness.Task, cfg FilterConfig) (FilterSummary, error) {
+func FilterC2(ctx context.Context, tasks []*pool.Task, cfg FilterConfig) (FilterSummary, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return FilterSummary{}, err
@@ -174,7 +175,7 @@ func FilterC2(ctx context.Context, tasks []*evalharness.Task, cfg FilterConfig) 
 	model := cfg.Model
 	return runFilter(ctx, tasks, cfg, C2Path(cfg.Dir, model), "C2 "+model,
 		func(r C2Record) (string, bool) { return r.TaskID, r.Novel },
-		func(ctx context.Context, t *evalharness.Task) (C2Record, error) {
+		func(ctx context.Context, t *pool.Task) (C2Record, error) {
 			prompt := bundles.C2Prompt(promptInput(t))
 			passed, _, _, err := sampleAndRun(ctx, cfg, t, prompt, nil)
 			if err != nil {
@@ -202,7 +203,7 @@ type C3Config struct {
 	// recheck, §7 Stage 4) into C3Record.RecheckPassed. The protocol draws
 	// three fresh samples for the recheck; novelapi rescoring the C3
 	// samples saves the calls.
-	Expected map[string]*evalharness.ExpectedCalls
+	Expected map[string]*pool.ExpectedCalls
 }
 
 // FilterC3 runs the solvability filter (§7 Stage 4, C3): the stronger model
@@ -212,7 +213,7 @@ type C3Config struct {
 // Records go to filters/c3/<cfg.Model>.jsonl, where Model names the
 // backbone whose novel tasks are given (the protocol runs C3 per backbone).
 // A task whose API has no bundle is an error.
-func FilterC3(ctx context.Context, tasks []*evalharness.Task, cfg C3Config) (FilterSummary, error) {
+func FilterC3(ctx context.Context, tasks []*pool.Task, cfg C3Config) (FilterSummary, error) {
 	fc, err := cfg.FilterConfig.withDefaults()
 	if err != nil {
 		return FilterSummary{}, err
@@ -228,13 +229,13 @@ func FilterC3(ctx context.Context, tasks []*evalharness.Task, cfg C3Config) (Fil
 	solver := cfg.Client.Model()
 	return runFilter(ctx, tasks, fc, C3Path(fc.Dir, fc.Model), "C3 "+fc.Model,
 		func(r C3Record) (string, bool) { return r.TaskID, r.Passed },
-		func(ctx context.Context, t *evalharness.Task) (C3Record, error) {
+		func(ctx context.Context, t *pool.Task) (C3Record, error) {
 			prompt := bundles.Prompt(promptInput(t), C3Knowledge(cfg.Bundles[t.APIName]))
-			var exp *evalharness.ExpectedCalls
+			var exp *pool.ExpectedCalls
 			if cfg.Expected != nil {
 				exp = cfg.Expected[t.TaskID]
 				if exp == nil {
-					exp = &evalharness.ExpectedCalls{TaskID: t.TaskID, Status: "missing"}
+					exp = &pool.ExpectedCalls{TaskID: t.TaskID, Status: "missing"}
 				}
 			}
 			passed, firstErr, recheck, err := sampleAndRun(ctx, fc, t, prompt, exp)
@@ -279,7 +280,7 @@ func C3Knowledge(b *bundles.Bundle) string {
 	return head + strings.Join(parts, "\n\n")
 }
 
-func promptInput(t *evalharness.Task) bundles.PromptInput {
+func promptInput(t *pool.Task) bundles.PromptInput {
 	return bundles.PromptInput{TaskID: t.TaskID, APIName: t.APIName, Description: t.Description, ContextCode: t.ContextCode}
 }
 
@@ -303,14 +304,14 @@ func FirstBlock(response string) string {
 // evalharness.Harness.Evaluate without expected records runs exactly that
 // script; the copy's Spy requirement is off because the stock monitor is
 // part of its context.
-func ConstructionTask(t *evalharness.Task) *evalharness.Task {
+func ConstructionTask(t *pool.Task) *pool.Task {
 	c := *t
 	off := false
 	c.SpyRequired = &off
 	c.SpyAPIs = nil
 	setup := strings.TrimSpace(t.TestHarness.SetupCode)
 	if setup == "" {
-		setup = evalharness.StockMonitor(t.APIName)
+		setup = pool.StockMonitor(t.APIName)
 	}
 	c.ContextCode = setup + "\n\n" + t.ContextCode
 	if strings.TrimSpace(c.TestHarness.ExecutionTest) == "" {
@@ -323,7 +324,7 @@ func ConstructionTask(t *evalharness.Task) *evalharness.Task {
 // construction harness. It returns per-sample pass, the first failing
 // sample's error, and, when exp is non-nil, how many samples pass the full
 // evaluation harness.
-func sampleAndRun(ctx context.Context, cfg FilterConfig, t *evalharness.Task, prompt string, exp *evalharness.ExpectedCalls) ([]bool, string, *int, error) {
+func sampleAndRun(ctx context.Context, cfg FilterConfig, t *pool.Task, prompt string, exp *pool.ExpectedCalls) ([]bool, string, *int, error) {
 	resp, err := cfg.Client.Sample(ctx, []llm.Message{{Role: "user", Content: prompt}}, cfg.Samples, cfg.Temperature, cfg.MaxTokens)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("model %s: %w", cfg.Client.Model(), err)
@@ -345,7 +346,7 @@ func sampleAndRun(ctx context.Context, cfg FilterConfig, t *evalharness.Task, pr
 		if !v.Passed && firstErr == "" {
 			firstErr = v.Status + ": " + v.Error
 		}
-		if exp != nil && exp.Status == evalharness.CallsOK {
+		if exp != nil && exp.Status == pool.CallsOK {
 			v, err := cfg.Harness.Evaluate(ctx, t, exp, text)
 			if err != nil {
 				return nil, "", nil, err
@@ -360,8 +361,8 @@ func sampleAndRun(ctx context.Context, cfg FilterConfig, t *evalharness.Task, pr
 
 // runFilter runs fn on every task not yet recorded in path and appends its
 // record; id returns a record's task id and whether it counts as kept.
-func runFilter[R any](ctx context.Context, tasks []*evalharness.Task, cfg FilterConfig, path, desc string,
-	id func(R) (string, bool), fn func(context.Context, *evalharness.Task) (R, error)) (FilterSummary, error) {
+func runFilter[R any](ctx context.Context, tasks []*pool.Task, cfg FilterConfig, path, desc string,
+	id func(R) (string, bool), fn func(context.Context, *pool.Task) (R, error)) (FilterSummary, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return FilterSummary{}, err
 	}
@@ -382,7 +383,7 @@ func runFilter[R any](ctx context.Context, tasks []*evalharness.Task, cfg Filter
 		return sum, err
 	}
 	defer w.Close()
-	var todo []*evalharness.Task
+	var todo []*pool.Task
 	for _, t := range tasks {
 		if kept, ok := done[t.TaskID]; ok {
 			sum.Resumed++

@@ -13,6 +13,7 @@ import (
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -66,7 +67,7 @@ func TestModelSlug(t *testing.T) {
 
 // maskedAnswer answers each prompt with the masked region of the task whose
 // description it contains; other prompts get wrong.
-func maskedAnswer(tasks []*evalharness.Task, wrong string) llmtest.Answer {
+func maskedAnswer(tasks []*pool.Task, wrong string) llmtest.Answer {
 	return func(r llmtest.Request) ([]string, int) {
 		for _, t := range tasks {
 			if strings.Contains(r.Last(), "# Task:\n"+t.Description+"\n") {
@@ -152,7 +153,7 @@ func TestFilters_RealSandbox(t *testing.T) {
 		}
 		return answer(r)
 	}, "strong")
-	exp, err := evalharness.LoadExpectedCalls(filepath.Join(dir, "expected_calls.jsonl"))
+	exp, err := pool.LoadExpectedCalls(filepath.Join(dir, "expected_calls.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestFilters_RealSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := evalharness.LoadInstance(inst.Path)
+	ids, err := pool.LoadInstance(inst.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

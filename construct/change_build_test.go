@@ -8,8 +8,8 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -39,7 +39,7 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exercises := func(tasks []*evalharness.Task) map[string][]bool {
+	exercises := func(tasks []*pool.Task) map[string][]bool {
 		got := map[string][]bool{}
 		for _, tk := range tasks {
 			if tk.Difficulty != "easy" {
@@ -116,10 +116,10 @@ func TestBuildTasks_Modified_RealSandbox(t *testing.T) {
 		}
 		// The extension fields survive tasks.jsonl.
 		path := filepath.Join(t.TempDir(), "tasks.jsonl")
-		if err := evalharness.WriteTasks(path, tasks); err != nil {
+		if err := pool.WriteTasks(path, tasks); err != nil {
 			t.Fatal(err)
 		}
-		back, err := evalharness.LoadTasks(path, evalharness.LoadOptions{})
+		back, err := pool.LoadTasks(path, pool.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

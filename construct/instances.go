@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // InstanceSeed seeds the per-domain shuffle of instance files. The protocol
@@ -55,7 +55,7 @@ type InstanceSummary struct {
 // passed no sample when C3 recorded one) are appended to
 // dir/excluded_tasks.tsv, one "task_id<TAB>reason" line each, replacing
 // that file.
-func WriteInstance(dir, model string, tasks []*evalharness.Task, manual []Exclusion) (InstanceSummary, error) {
+func WriteInstance(dir, model string, tasks []*pool.Task, manual []Exclusion) (InstanceSummary, error) {
 	sum := InstanceSummary{Model: ModelSlug(model), ByDomain: map[string]int{},
 		Path: filepath.Join(dir, "instances", ModelSlug(model)+".txt")}
 	c1, err := readSet[C1Record](filepath.Join(dir, "filters", "c1.jsonl"), func(r C1Record) (string, bool) { return r.TaskID, r.Passed })
@@ -85,7 +85,7 @@ func WriteInstance(dir, model string, tasks []*evalharness.Task, manual []Exclus
 			excl[id] = ExcludeC3Recheck
 		}
 	}
-	byDomain := map[string][]*evalharness.Task{}
+	byDomain := map[string][]*pool.Task{}
 	apis := map[string]bool{}
 	order := map[string]int{}
 	for i, t := range tasks {
@@ -116,7 +116,7 @@ func WriteInstance(dir, model string, tasks []*evalharness.Task, manual []Exclus
 	var lines []string
 	for _, d := range slices.Sorted(maps.Keys(byDomain)) {
 		ts := byDomain[d]
-		slices.SortStableFunc(ts, func(a, b *evalharness.Task) int {
+		slices.SortStableFunc(ts, func(a, b *pool.Task) int {
 			if c := strings.Compare(a.Library, b.Library); c != 0 {
 				return c
 			}

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/construct"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 func TestWriteInstance_SetAndOrder(t *testing.T) {
 	dir := t.TempDir()
-	var tasks []*evalharness.Task
+	var tasks []*pool.Task
 	var c1 []construct.C1Record
 	var c2 []construct.C2Record
 	var c3 []construct.C3Record
@@ -26,7 +26,7 @@ func TestWriteInstance_SetAndOrder(t *testing.T) {
 			lib, dom = "torch", "dl"
 		}
 		id := fmt.Sprintf("t%02d", i)
-		tasks = append(tasks, &evalharness.Task{TaskID: id, APIName: lib + ".f" + id, Library: lib, Domain: dom})
+		tasks = append(tasks, &pool.Task{TaskID: id, APIName: lib + ".f" + id, Library: lib, Domain: dom})
 		c1 = append(c1, construct.C1Record{TaskID: id, Passed: i != 1})
 		c2 = append(c2, construct.C2Record{TaskID: id, Novel: i != 2, SampleFails: []bool{true, true, true}})
 		rc := &one
@@ -58,7 +58,7 @@ func TestWriteInstance_SetAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := evalharness.LoadInstance(sum.Path)
+	ids, err := pool.LoadInstance(sum.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestWriteInstance_SetAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids2, _ := evalharness.LoadInstance(again.Path)
+	ids2, _ := pool.LoadInstance(again.Path)
 	if !slices.Equal(ids, ids2) {
 		t.Errorf("order differs between runs: %v vs %v", ids, ids2)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -86,7 +86,7 @@ func LLMGenerator(model string) string { return "llm:" + model }
 // rewrite, failed scenarios are not retried, and when layer 1 is dropped
 // the first kept layer becomes execution_test (evaluation runs only that
 // field). Tasks must still pass C1 ([RecordAndFilterC1]).
-func GenerateTasks(ctx context.Context, cfg LLMConfig) ([]*evalharness.Task, BuildSummary, error) {
+func GenerateTasks(ctx context.Context, cfg LLMConfig) ([]*pool.Task, BuildSummary, error) {
 	if cfg.Env == nil || cfg.Runner == nil || cfg.Client == nil {
 		return nil, BuildSummary{}, errors.New("construct: Env, Runner and Client are required")
 	}
@@ -115,7 +115,7 @@ func GenerateTasks(ctx context.Context, cfg LLMConfig) ([]*evalharness.Task, Bui
 	}
 	var (
 		mu    sync.Mutex
-		tasks []*evalharness.Task
+		tasks []*pool.Task
 		first error
 	)
 	jobs := make(chan *bundles.Bundle)
@@ -173,7 +173,7 @@ feed:
 
 // generateFor asks for one bundle's tasks (retrying an unusable answer
 // once at T=0.4) and builds them; skipped holds the rejection reasons.
-func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*evalharness.Task, []string, error) {
+func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*pool.Task, []string, error) {
 	msgs := []llm.Message{{Role: "user", Content: llmPrompt(b)}}
 	var ans llmAnswer
 	var err error
@@ -255,7 +255,7 @@ func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*eval
 	if b.IsModified {
 		novelty = "modified"
 	}
-	var tasks []*evalharness.Task
+	var tasks []*pool.Task
 	for i, r := range built {
 		if r.Why != "" {
 			skipped = append(skipped, r.Why)
@@ -265,7 +265,7 @@ func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*eval
 		layers := make([]string, 3)
 		for j := range min(len(r.Layers), 3) {
 			if r.Layers[j] != "" {
-				layers[j] = CheckBlock(b.APIName) + "\n" + r.Layers[j]
+				layers[j] = pool.CheckBlock(b.APIName) + r.Layers[j]
 			}
 		}
 		exec := layers[0]
@@ -274,13 +274,13 @@ func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*eval
 				exec = l
 			}
 		}
-		tasks = append(tasks, &evalharness.Task{
+		tasks = append(tasks, &pool.Task{
 			TaskID:  llmTaskID(b.APIName, t.Difficulty, t.Description),
 			APIName: b.APIName, Library: b.Library, Domain: domainOf(b), Difficulty: t.Difficulty,
 			Description: strings.TrimSpace(t.Description), ContextCode: strings.TrimSpace(t.ContextCode),
 			MaskedRegion: strings.TrimSpace(t.MaskedRegion), ReferenceSolution: strings.TrimSpace(t.ReferenceSolution),
-			TestHarness: evalharness.TestHarness{
-				SetupCode: evalharness.StockMonitor(b.APIName), ExecutionTest: exec,
+			TestHarness: pool.TestHarness{
+				SetupCode: pool.StockMonitor(b.APIName), ExecutionTest: exec,
 				ShapeTypeTest: layers[1], MockTest: layers[2], TargetAPI: b.APIName,
 				GenerationMethod: "execute_then_assert", ScenariosSucceeded: r.ScenariosSucceeded, ScenariosTotal: r.ScenariosTotal,
 			},

@@ -11,6 +11,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -103,7 +104,7 @@ func TestGenerateTasks_RealSandbox(t *testing.T) {
 			t.Errorf("%s: shape_type_test lacks the comparison layer:\n%s", tk.TaskID, th.ShapeTypeTest)
 		}
 		for _, l := range []string{th.ExecutionTest, th.ShapeTypeTest, th.MockTest} {
-			if l != "" && !strings.HasPrefix(l, construct.CheckBlock(tk.APIName)) {
+			if l != "" && !strings.HasPrefix(l, pool.CheckBlock(tk.APIName)) {
 				t.Errorf("%s: layer without the check block:\n%s", tk.TaskID, l)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -77,7 +77,7 @@ func FailsElsewhere(errLine string, changed []string) (name string, ok bool) {
 // OldEnvPasses set ExercisesChange; OldEnvFailsElsewhere and OldEnvError
 // leave the static rule's value. The error is non-nil
 // only when the sandbox failed or ctx ended.
-func checkOldEnv(ctx context.Context, cfg BuildConfig, tasks []*evalharness.Task, counts map[string]int) error {
+func checkOldEnv(ctx context.Context, cfg BuildConfig, tasks []*pool.Task, counts map[string]int) error {
 	var (
 		mu sync.Mutex
 		g  errgroup.Group
@@ -115,9 +115,9 @@ func checkOldEnv(ctx context.Context, cfg BuildConfig, tasks []*evalharness.Task
 	return err
 }
 
-func oldEnvOne(ctx context.Context, cfg BuildConfig, t *evalharness.Task) (outcome, detail string, err error) {
+func oldEnvOne(ctx context.Context, cfg BuildConfig, t *pool.Task) (outcome, detail string, err error) {
 	test := t.TestHarness.ExecutionTest
-	if _, after, ok := strings.Cut(test, evalharness.EndCheckMarker); ok {
+	if _, after, ok := strings.Cut(test, pool.EndCheckMarker); ok {
 		test = after
 	}
 	script := []byte(t.ReferenceSolution + "\n" + test + "\n")

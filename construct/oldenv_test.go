@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/construct"
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -50,14 +50,14 @@ func TestFailsElsewhere(t *testing.T) {
 func TestCheckOldEnv_FailsElsewhere_RealSandbox(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	cfg := construct.BuildConfig{Env: sandboxtest.Env(t, "trixie-sci"), OldEnv: sandboxtest.Env(t, "bookworm-sci"), Runner: runner, Workers: 2}
-	task := func(id, ref, assertion string, changed []string, static bool) *evalharness.Task {
-		return &evalharness.Task{
+	task := func(id, ref, assertion string, changed []string, static bool) *pool.Task {
+		return &pool.Task{
 			TaskID: id, Library: "numpy", ReferenceSolution: "import numpy as np\n" + ref, ChangedParams: changed,
-			TestHarness:     evalharness.TestHarness{ExecutionTest: "# check\n" + evalharness.EndCheckMarker + "\nassert " + assertion + "\n"},
+			TestHarness:     pool.TestHarness{ExecutionTest: "# check\n" + pool.EndCheckMarker + "\nassert " + assertion + "\n"},
 			ExercisesChange: &static,
 		}
 	}
-	tasks := []*evalharness.Task{
+	tasks := []*pool.Task{
 		task("trim", "result = np.trim_zeros(np.array([[0, 1], [0, 2]]), axis=1)", "result.shape == (2, 1)", []string{"axis"}, true),
 		task("replace", "result = np.strings.replace(np.array(['aa']), 'a', 'b', count=1)", "result[0] == 'ba'", []string{"count"}, true),
 		task("replace-static-false", "result = np.strings.replace(np.array(['aa']), 'a', 'b')", "result[0] == 'bb'", []string{"count"}, false),

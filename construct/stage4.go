@@ -18,6 +18,7 @@ import (
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A C1Record is one line of filters/c1.jsonl (novelapibench-protocol §1.7).
@@ -58,7 +59,7 @@ type C1Summary struct {
 // ok and its masked region, evaluated as a completion through the full
 // harness (monitor, call-record check, execution_test), passes. Results are
 // appended per task, so an interrupted run resumes.
-func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Config) (C1Summary, error) {
+func RecordAndFilterC1(ctx context.Context, tasks []*pool.Task, cfg C1Config) (C1Summary, error) {
 	if cfg.Harness == nil || cfg.Dir == "" {
 		return C1Summary{}, errors.New("construct: C1Config needs Harness and Dir")
 	}
@@ -76,8 +77,8 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 	}
 	expPath := filepath.Join(cfg.Dir, "expected_calls.jsonl")
 	c1Path := filepath.Join(cfg.Dir, "filters", "c1.jsonl")
-	doneExp := map[string]*evalharness.ExpectedCalls{}
-	if recs, _, err := jsonl.Read[*evalharness.ExpectedCalls](expPath, jsonl.ReadOptions{SkipBad: true}); err == nil {
+	doneExp := map[string]*pool.ExpectedCalls{}
+	if recs, _, err := jsonl.Read[*pool.ExpectedCalls](expPath, jsonl.ReadOptions{SkipBad: true}); err == nil {
 		for _, r := range recs {
 			doneExp[r.TaskID] = r
 		}
@@ -88,7 +89,7 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 			doneC1[r.TaskID] = r
 		}
 	}
-	expW, err := jsonl.OpenAppend[*evalharness.ExpectedCalls](expPath)
+	expW, err := jsonl.OpenAppend[*pool.ExpectedCalls](expPath)
 	if err != nil {
 		return C1Summary{}, err
 	}
@@ -171,7 +172,7 @@ func RecordAndFilterC1(ctx context.Context, tasks []*evalharness.Task, cfg C1Con
 
 type freshness struct{ exp, c1 bool }
 
-func c1One(ctx context.Context, h *evalharness.Harness, t *evalharness.Task, ec *evalharness.ExpectedCalls, doneC1 map[string]C1Record) (C1Record, *evalharness.ExpectedCalls, freshness, error) {
+func c1One(ctx context.Context, h *evalharness.Harness, t *pool.Task, ec *pool.ExpectedCalls, doneC1 map[string]C1Record) (C1Record, *pool.ExpectedCalls, freshness, error) {
 	var fresh freshness
 	if ec == nil {
 		var err error
@@ -186,7 +187,7 @@ func c1One(ctx context.Context, h *evalharness.Harness, t *evalharness.Task, ec 
 	}
 	fresh.c1 = true
 	rec := C1Record{TaskID: t.TaskID, APIName: t.APIName, CallsStatus: ec.Status}
-	if ec.Status != evalharness.CallsOK {
+	if ec.Status != pool.CallsOK {
 		msg := "reference call records: " + ec.Status
 		rec.Error = &msg
 		return rec, ec, fresh, nil

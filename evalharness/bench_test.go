@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -20,50 +21,50 @@ import (
 // expected_calls.jsonl beside it) or, without it, builds n copies of a real
 // numpy.unstack task. The predictions are the tasks' own reference
 // completions (masked_region), so every sample runs the whole pipeline.
-func benchPool(b *testing.B, n int) ([]*evalharness.Task, map[string]*evalharness.ExpectedCalls, []*evalharness.Prediction) {
+func benchPool(b *testing.B, n int) ([]*pool.Task, map[string]*pool.ExpectedCalls, []*pool.Prediction) {
 	b.Helper()
-	var tasks []*evalharness.Task
-	var expected map[string]*evalharness.ExpectedCalls
+	var tasks []*pool.Task
+	var expected map[string]*pool.ExpectedCalls
 	if path := os.Getenv("NOVELAPI_BENCH_TASKS"); path != "" {
 		var err error
-		if tasks, err = evalharness.LoadTasks(path, evalharness.LoadOptions{SkipInvalid: true}); err != nil {
+		if tasks, err = pool.LoadTasks(path, pool.LoadOptions{SkipInvalid: true}); err != nil {
 			b.Fatal(err)
 		}
-		if expected, err = evalharness.LoadExpectedCalls(filepath.Join(filepath.Dir(path), "expected_calls.jsonl")); err != nil {
+		if expected, err = pool.LoadExpectedCalls(filepath.Join(filepath.Dir(path), "expected_calls.jsonl")); err != nil {
 			b.Fatal(err)
 		}
 		if n > 0 && n < len(tasks) {
 			tasks = tasks[:n]
 		}
 	} else {
-		expected = map[string]*evalharness.ExpectedCalls{}
+		expected = map[string]*pool.ExpectedCalls{}
 		for i := range n {
 			id := fmt.Sprintf("bench%04d", i)
 			tasks = append(tasks, benchTask(id))
-			expected[id] = &evalharness.ExpectedCalls{TaskID: id, APIName: "numpy.unstack", Status: evalharness.CallsOK,
+			expected[id] = &pool.ExpectedCalls{TaskID: id, APIName: "numpy.unstack", Status: pool.CallsOK,
 				Expected: nil, ReferenceSource: "masked_region", NRuns: 4}
 		}
 	}
-	preds := make([]*evalharness.Prediction, len(tasks))
+	preds := make([]*pool.Prediction, len(tasks))
 	for i, t := range tasks {
-		preds[i] = &evalharness.Prediction{TaskID: t.TaskID, Samples: []string{"```python\n" + t.MaskedRegion + "\n```"}}
+		preds[i] = &pool.Prediction{TaskID: t.TaskID, Samples: []string{"```python\n" + t.MaskedRegion + "\n```"}}
 	}
 	return tasks, expected, preds
 }
 
-func benchTask(id string) *evalharness.Task {
-	return &evalharness.Task{
+func benchTask(id string) *pool.Task {
+	return &pool.Task{
 		TaskID: id, APIName: "numpy.unstack", Library: "numpy", Domain: "data_science", Difficulty: "easy", Novelty: "new",
 		Description:       "Split the 2-D array x into its rows, assigned to parts.",
 		ContextCode:       "import numpy as np\nx = np.arange(6).reshape(2, 3)",
 		MaskedRegion:      "parts = np.unstack(x)",
 		ReferenceSolution: "import numpy as np\nx = np.arange(6).reshape(2, 3)\nparts = np.unstack(x)\nassert len(parts) == 2\n",
-		TestHarness: evalharness.TestHarness{
-			SetupCode: evalharness.StockMonitor("numpy.unstack"),
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor("numpy.unstack"),
 			ExecutionTest: "# --- target-API call check (auto-injected) ---\n" +
 				"assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
 				"assert _target_api_call_count[0] > 0, \"solution did not call target API\"\n" +
-				"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n" +
+				"_target_api_call_count[0] = 0\n" + pool.EndCheckMarker + "\n" +
 				"assert len(parts) == 2\n",
 			TargetAPI: "numpy.unstack",
 		},
@@ -116,9 +117,9 @@ func BenchmarkEvalRun(b *testing.B) {
 
 // bareSandboxRate runs every task's reference_solution in its environment
 // with workers at once and returns runs per second.
-func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *debenv.Store, tasks []*evalharness.Task, workers int) float64 {
+func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *debenv.Store, tasks []*pool.Task, workers int) float64 {
 	b.Helper()
-	jobs := make(chan *evalharness.Task)
+	jobs := make(chan *pool.Task)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // ErrRefused reports a task the harness will not evaluate: its expected
@@ -19,33 +21,33 @@ var ErrRefused = errors.New("evalharness: task refused")
 // whose status is not "ok" is refused (ErrRefused). The error is non-nil
 // only for infrastructure failures and refused tasks; a failing completion
 // is a Verdict with Passed false. Evaluate is safe for concurrent use.
-func (h *Harness) Evaluate(ctx context.Context, task *Task, expected *ExpectedCalls, response string) (Verdict, error) {
+func (h *Harness) Evaluate(ctx context.Context, task *pool.Task, expected *pool.ExpectedCalls, response string) (Verdict, error) {
 	job, err := evalJob(task, expected)
 	if err != nil {
-		return Verdict{Status: StatusInfraError, InfraError: err.Error()}, err
+		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, err
 	}
 	plan := planExtraction(response)
 	job.Plan = &plan
 	env, err := h.environment(task)
 	if err != nil {
-		return Verdict{Status: StatusInfraError, InfraError: err.Error()}, fmt.Errorf("task %s: %w", task.TaskID, err)
+		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, fmt.Errorf("task %s: %w", task.TaskID, err)
 	}
 	out, err := h.execWithRetry(ctx, env, job, task.Timeout())
 	if err != nil {
-		return Verdict{Status: StatusInfraError, InfraError: out.Res.InfraError, Retried: out.Retried}, fmt.Errorf("task %s: %w", task.TaskID, err)
+		return Verdict{Status: pool.StatusInfraError, InfraError: out.Res.InfraError, Retried: out.Retried}, fmt.Errorf("task %s: %w", task.TaskID, err)
 	}
 	return h.verdict(ctx, task, out, true), nil
 }
 
 // evalJob assembles the evaluation script of task (§4.1) without the
 // completion.
-func evalJob(task *Task, expected *ExpectedCalls) (runnerJob, error) {
+func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 	var records = expected
 	if task.SpyNeeded() {
 		switch {
 		case records == nil:
 			return runnerJob{}, fmt.Errorf("%w: task %s has no expected call records", ErrRefused, task.TaskID)
-		case records.Status != CallsOK:
+		case records.Status != pool.CallsOK:
 			return runnerJob{}, fmt.Errorf("%w: task %s has expected-call status %q, not ok", ErrRefused, task.TaskID, records.Status)
 		}
 	}
@@ -69,10 +71,10 @@ func evalJob(task *Task, expected *ExpectedCalls) (runnerJob, error) {
 		JudgeLeaf:     &leaf,
 		Reference:     task.ReferenceSolution,
 	}
-	if task.SpyNeeded() && task.SpyScope == SpyScopeCompletion {
+	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeCompletion {
 		job.Verify = &verifySpec{Target: task.APIName, Expected: records.Expected}
 	}
-	if task.SpyNeeded() && task.SpyScope == SpyScopeEntryPoint {
+	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeEntryPoint {
 		job.EntryPoint, job.EntryCheck = task.EntryPoint, task.APIName
 	}
 	return job, nil
@@ -84,29 +86,29 @@ func runStatus(out runOutcome) string {
 	e := r.Exception
 	switch {
 	case res.InfraError != "":
-		return StatusInfraError
+		return pool.StatusInfraError
 	case res.TimedOut:
-		return StatusTimeout
+		return pool.StatusTimeout
 	case res.OOMKilled || (e != nil && e.Exc == "MemoryError"):
-		return StatusMemoryLimit
+		return pool.StatusMemoryLimit
 	case res.OutputLimitHit:
-		return StatusOutputLimit
+		return pool.StatusOutputLimit
 	case res.PIDLimitHit || res.LimitHit == "cpu" || res.LimitHit == "fsize" || res.LimitHit == "pids":
-		return StatusResourceLimit
+		return pool.StatusResourceLimit
 	case res.Signal != "":
-		return StatusCrash
+		return pool.StatusCrash
 	case r.Tamper != "" || (res.ExitCode == 0) != r.DoneOK:
-		return StatusHarnessTamper
+		return pool.StatusHarnessTamper
 	case e == nil:
-		return StatusPass
+		return pool.StatusPass
 	case e.Phase == "compile" || (e.Phase == "solution" && (e.Exc == "ImportError" || e.Exc == "ModuleNotFoundError")):
-		return StatusCompileError
+		return pool.StatusCompileError
 	case e.Exc == "AssertionError" && (strings.Contains(e.Msg, "solution did not call target API") || strings.Contains(e.Msg, "target-API spy failed to install")):
-		return StatusAPINotCalled
+		return pool.StatusAPINotCalled
 	case e.Exc == "AssertionError" && (e.Phase == "test" || e.Phase == "all"):
-		return StatusWrongAnswer
+		return pool.StatusWrongAnswer
 	}
-	return StatusRuntimeError
+	return pool.StatusRuntimeError
 }
 
 // tamperReason says why a HARNESS_TAMPER run cannot be trusted.
@@ -124,7 +126,7 @@ func tamperReason(out runOutcome) string {
 
 // verdict turns a run into a Verdict; classify false leaves the label to
 // the caller.
-func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, classify bool) Verdict {
+func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, classify bool) Verdict {
 	res, r := out.Res, out.Recs
 	v := Verdict{
 		Status:   runStatus(out),
@@ -134,7 +136,7 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 		Executed: r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
 	}
 	spy := r.Spy
-	if task.SpyScope == SpyScopeEntryPoint {
+	if task.SpyScope == pool.SpyScopeEntryPoint {
 		spy = r.EntrySpy
 	}
 	if spy != nil && spy.Count > 0 {
@@ -142,19 +144,19 @@ func (h *Harness) verdict(ctx context.Context, task *Task, out runOutcome, class
 		v.TargetCalled = true
 	}
 	if spy != nil && task.SpyNeeded() {
-		v.CalledAPIs = calledAPIs(task.targets(), spy)
+		v.CalledAPIs = calledAPIs(task.Targets(), spy)
 	}
 	v.SpyOff = !task.SpyNeeded()
-	v.Passed = v.Status == StatusPass && res.ExitCode == 0
+	v.Passed = v.Status == pool.StatusPass && res.ExitCode == 0
 	if v.Passed {
 		if !h.cfg.NoLabels {
-			v.Label, v.Rule, v.Rationale = LabelPass, "pass", "exited 0 with complete records"
+			v.Label, v.Rule, v.Rationale = pool.LabelPass, "pass", "exited 0 with complete records"
 		}
 		return v
 	}
 	stderr := truncateRunes(string(res.Stderr), StderrKeep)
 	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs}
-	if v.Status == StatusHarnessTamper {
+	if v.Status == pool.StatusHarnessTamper {
 		f.Tamper = tamperReason(out)
 	}
 	if res.TimedOut {
@@ -224,7 +226,7 @@ func (h *Harness) classify(ctx context.Context, f *failureFacts) classification 
 // does not resolve in the environment is skipped. The error is non-nil
 // only for infrastructure failures.
 func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, instances ...string) (CheckResult, error) {
-	task := &Task{TaskID: "check_code", APIName: apiName, Library: library}
+	task := &pool.Task{TaskID: "check_code", APIName: apiName, Library: library}
 	leaf := task.Leaf()
 	o := setupOptions{leafBinding: true, tolerantImport: true}
 	for _, in := range instances {
@@ -241,15 +243,15 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 	}
 	env, err := h.envFor(library, "")
 	if err != nil {
-		return CheckResult{Status: StatusInfraError}, err
+		return CheckResult{Status: pool.StatusInfraError}, err
 	}
 	out, err := h.execJob(ctx, env, job, task.Timeout())
 	if err != nil {
-		return CheckResult{Status: StatusInfraError}, err
+		return CheckResult{Status: pool.StatusInfraError}, err
 	}
 	v := h.verdict(ctx, task, out, false)
 	cr := CheckResult{
-		Ran:          v.Status == StatusPass,
+		Ran:          v.Status == pool.StatusPass,
 		TargetCalled: v.TargetCalled,
 		Calls:        v.SpyCalls,
 		Status:       v.Status,
@@ -263,26 +265,26 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 	if e := out.Recs.Exception; e != nil {
 		cr.ExceptionType, cr.Message = e.Exc, truncateRunes(userLines(out.Recs.Layout, e.Msg), 500)
 		cr.Where, cr.Line = out.Recs.raisedAt()
-	} else if v.Status == StatusTimeout {
+	} else if v.Status == pool.StatusTimeout {
 		cr.ExceptionType = "Timeout"
 		cr.Message = fmt.Sprintf("no result within the %s wall limit (runaway loop, or slow code)", task.Timeout())
 	}
 	switch v.Status {
-	case StatusHarnessTamper:
+	case pool.StatusHarnessTamper:
 		cr.Reason = "harness tamper: " + tamperReason(out)
-	case StatusTimeout:
+	case pool.StatusTimeout:
 		cr.Reason = "timed out: " + cr.Message
-	case StatusCompileError:
+	case pool.StatusCompileError:
 		cr.Reason = "the code does not compile or import: " + cr.ExceptionType + ": " + cr.Message
 	}
 	switch {
-	case v.Status == StatusHarnessTamper:
+	case v.Status == pool.StatusHarnessTamper:
 		c := tamperClass(&failureFacts{Task: task, Recs: &out.Recs, Tamper: tamperReason(out)})
 		cr.Label, cr.Rationale = c.Label, c.Rationale
 	case cr.Ran && cr.TargetCalled:
-		cr.Label, cr.Rationale = LabelPass, "ran and called "+apiName
+		cr.Label, cr.Rationale = pool.LabelPass, "ran and called "+apiName
 	case cr.Ran:
-		cr.Label, cr.Rationale = LabelWrongAPISelection, "ran but never called "+apiName
+		cr.Label, cr.Rationale = pool.LabelWrongAPISelection, "ran but never called "+apiName
 	default:
 		stderr := truncateRunes(string(out.Res.Stderr), StderrKeep)
 		f := &failureFacts{Task: task, Code: out.Recs.Code, Stderr: stderr, ExcType: exceptionType(stderr), TimedOut: out.Res.TimedOut, Recs: &out.Recs}

@@ -26,7 +26,7 @@ type runnerJob struct {
 	Reference      string          `json:"reference"`
 	// EntryPoint, when set, is wrapped after the completion runs so that the
 	// target calls made inside it are counted up to the end of the test
-	// (Task.SpyScope SpyScopeEntryPoint); the runner then reports them in a
+	// (pool.Task.SpyScope pool.SpyScopeEntryPoint); the runner then reports them in a
 	// spy record of phase "entry".
 	EntryPoint string `json:"entry_point,omitempty"`
 	// EntryCheck, when set with EntryPoint, is the target named in the

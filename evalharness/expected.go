@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // referenceRuns are the (global seed, randomise constant seeds) pairs of
@@ -23,8 +25,8 @@ var referenceRuns = []struct {
 // with reseeding and seed randomisation, and fold the runs' records. A
 // reference that fails is a record with status reference_failed, not an
 // error; the error is for infrastructure failures only.
-func (h *Harness) RecordExpectedCalls(ctx context.Context, task *Task) (*ExpectedCalls, error) {
-	ec := &ExpectedCalls{TaskID: task.TaskID, APIName: task.APIName, ReferenceSource: "none", Expected: []json.RawMessage{}}
+func (h *Harness) RecordExpectedCalls(ctx context.Context, task *pool.Task) (*pool.ExpectedCalls, error) {
+	ec := &pool.ExpectedCalls{TaskID: task.TaskID, APIName: task.APIName, ReferenceSource: "none", Expected: []json.RawMessage{}}
 	env, err := h.environment(task)
 	if err != nil {
 		return nil, err
@@ -51,13 +53,13 @@ func (h *Harness) RecordExpectedCalls(ctx context.Context, task *Task) (*Expecte
 		if err != nil {
 			return nil, err
 		}
-		if runStatus(out) == StatusPass {
+		if runStatus(out) == pool.StatusPass {
 			ref, ec.ReferenceSource = cand.code, cand.src
 			break
 		}
 	}
 	if ref == "" {
-		ec.Status = CallsReferenceFailed
+		ec.Status = pool.CallsReferenceFailed
 		return ec, nil
 	}
 	var runs [][]any
@@ -66,7 +68,7 @@ func (h *Harness) RecordExpectedCalls(ctx context.Context, task *Task) (*Expecte
 		if err != nil {
 			return nil, err
 		}
-		if runStatus(out) != StatusPass || out.Recs.Spy == nil {
+		if runStatus(out) != pool.StatusPass || out.Recs.Spy == nil {
 			continue
 		}
 		var recs []any
@@ -82,7 +84,7 @@ func (h *Harness) RecordExpectedCalls(ctx context.Context, task *Task) (*Expecte
 	ec.NRuns = len(runs)
 	folded, status := foldRuns(runs)
 	ec.Status = status
-	if status != CallsOK && status != CallsUnstable {
+	if status != pool.CallsOK && status != pool.CallsUnstable {
 		return ec, nil
 	}
 	seen := map[string]bool{}
@@ -116,9 +118,9 @@ func decodeNumbers(raw []byte) (any, error) {
 func foldRuns(runs [][]any) ([]any, string) {
 	switch {
 	case len(runs) < 2:
-		return nil, CallsReferenceFailed
+		return nil, pool.CallsReferenceFailed
 	case len(runs[0]) == 0:
-		return nil, CallsNoCalls
+		return nil, pool.CallsNoCalls
 	}
 	same := true
 	for _, r := range runs[1:] {
@@ -134,7 +136,7 @@ func foldRuns(runs [][]any) ([]any, string) {
 			}
 			out = append(out, acc)
 		}
-		return out, CallsOK
+		return out, pool.CallsOK
 	}
 	// Unstable: match each first-run record against the other runs'
 	// records of the same kind, keeping the largest stable intersection.
@@ -157,7 +159,7 @@ func foldRuns(runs [][]any) ([]any, string) {
 		}
 		out = append(out, acc)
 	}
-	return out, CallsUnstable
+	return out, pool.CallsUnstable
 }
 
 func kindOf(v any) any {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/novelapi/novelapi/debenv"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -28,7 +29,7 @@ type Config struct {
 	// EnvNames. A task's own Environment field goes through Store when
 	// Store is set (Envs otherwise gets the library).
 	Envs func(library string) (*sandbox.Environment, error)
-	// Store holds the environments; used for Task.Environment and when Envs is nil.
+	// Store holds the environments; used for pool.Task.Environment and when Envs is nil.
 	Store *debenv.Store
 	// EnvNames maps library → environment name; missing libraries use
 	// DefaultEnvNames, then DefaultEnvironment.
@@ -76,7 +77,7 @@ func New(cfg Config) (*Harness, error) {
 }
 
 // environment returns the environment a task runs in.
-func (h *Harness) environment(task *Task) (*sandbox.Environment, error) {
+func (h *Harness) environment(task *pool.Task) (*sandbox.Environment, error) {
 	return h.envFor(task.Library, task.Environment)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/debenv"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -23,13 +24,13 @@ func newTestHarness(t testing.TB) *Harness {
 }
 
 // loadFixture reads the fixture task pool and its expected call records.
-func loadFixture(t testing.TB) ([]*Task, map[string]*ExpectedCalls) {
+func loadFixture(t testing.TB) ([]*pool.Task, map[string]*pool.ExpectedCalls) {
 	t.Helper()
-	tasks, err := LoadTasks(tasksPath, LoadOptions{})
+	tasks, err := pool.LoadTasks(tasksPath, pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, err := LoadExpectedCalls(expectedPath)
+	exp, err := pool.LoadExpectedCalls(expectedPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestCheckCode_Smoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", cr)
-	if !cr.Ran || !cr.TargetCalled || cr.Label != LabelPass {
+	if !cr.Ran || !cr.TargetCalled || cr.Label != pool.LabelPass {
 		t.Errorf("CheckCode = %+v; want ran, called, Pass", cr)
 	}
 }

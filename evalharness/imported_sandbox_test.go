@@ -4,25 +4,27 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // importedTask is an imported-pool task in the shape package importers
 // writes for CodeUpdateArena: a hidden setup that patches math.hypot with a
 // keyword the real one lacks, a completion that defines the entry point, and
 // tests that call both the entry point and the target.
-func importedTask(id string, spyAPIs ...string) *Task {
+func importedTask(id string, spyAPIs ...string) *pool.Task {
 	head := "assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
-		"_target_api_call_count[0] = 0\n" + EndCheckMarker + "\n"
-	return &Task{
+		"_target_api_call_count[0] = 0\n" + pool.EndCheckMarker + "\n"
+	return &pool.Task{
 		TaskID: id, APIName: "math.hypot", Library: "codeupdatearena", Group: "math",
 		Description: "Scale a hypot (the leaf is allowed in imported pools).",
 		ContextCode: "import math",
 		HiddenSetup: "import math\nold_hypot = math.hypot\n\ndef hypot(*a, scale=1.0):\n    return old_hypot(*a) * scale\n\nmath.hypot = hypot",
-		TestHarness: TestHarness{
-			SetupCode: StockMonitor("math.hypot"), TargetAPI: "math.hypot",
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor("math.hypot"), TargetAPI: "math.hypot",
 			ExecutionTest: head + "\ndef test_scaled():\n    assert scaled(3, 4, 2.0) == math.hypot(3, 4, scale=2.0)\n\ntest_scaled()\n",
 		},
-		EntryPoint: "scaled", SpyScope: SpyScopeEntryPoint, SpyAPIs: spyAPIs,
+		EntryPoint: "scaled", SpyScope: pool.SpyScopeEntryPoint, SpyAPIs: spyAPIs,
 		Origin: "codeupdatearena", Generator: "import:codeupdatearena",
 	}
 }
@@ -30,7 +32,7 @@ func importedTask(id string, spyAPIs ...string) *Task {
 func TestRun_ImportedPoolInSandbox(t *testing.T) {
 	h := newTestHarness(t)
 	off := false
-	tasks := []*Task{
+	tasks := []*pool.Task{
 		importedTask("good"),
 		importedTask("cheat"),
 		importedTask("forge"),
@@ -39,17 +41,17 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		// import: the monitor (inspect) and traceback printing still work.
 		{
 			TaskID: "rename", APIName: "itertools.cartesian", Library: "codeupdatearena", Origin: "codeupdatearena",
-			Description: "All pairs.", ContextCode: "import itertools", EntryPoint: "pairs", SpyScope: SpyScopeEntryPoint,
+			Description: "All pairs.", ContextCode: "import itertools", EntryPoint: "pairs", SpyScope: pool.SpyScopeEntryPoint,
 			HiddenSetup: "import itertools\nold_product = itertools.product\n\ndef cartesian(*a, **kw):\n    return old_product(*a, **kw)\n\n" +
 				"del itertools.product\nsetattr(itertools, 'cartesian', cartesian)",
-			TestHarness: TestHarness{
-				SetupCode: StockMonitor("itertools.cartesian"), TargetAPI: "itertools.cartesian",
-				ExecutionTest: "assert _target_api_spy_installed\n" + EndCheckMarker + "\nassert pairs([1, 2]) == [(1, 1), (1, 2), (2, 1), (2, 2)]\n",
+			TestHarness: pool.TestHarness{
+				SetupCode: pool.StockMonitor("itertools.cartesian"), TargetAPI: "itertools.cartesian",
+				ExecutionTest: "assert _target_api_spy_installed\n" + pool.EndCheckMarker + "\nassert pairs([1, 2]) == [(1, 1), (1, 2), (2, 1), (2, 2)]\n",
 			},
 		},
 		{
 			TaskID: "he", Library: "he", Description: "Square.", SpyRequired: &off, EntryPoint: "square",
-			TestHarness: TestHarness{ExecutionTest: "assert square(3) == 9\n"}, Origin: "humaneval", Group: "he",
+			TestHarness: pool.TestHarness{ExecutionTest: "assert square(3) == 9\n"}, Origin: "humaneval", Group: "he",
 		},
 	}
 	for _, tk := range tasks {
@@ -59,7 +61,7 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 	}
 	fence := func(s string) []string { return []string{"```python\n" + s + "\n```"} }
 	good := "def scaled(x, y, s):\n    return math.hypot(x, y, scale=s)"
-	preds := []*Prediction{
+	preds := []*pool.Prediction{
 		{TaskID: "good", Samples: fence(good)},
 		{TaskID: "cheat", Samples: fence("def scaled(x, y, s):\n    return (x * x + y * y) ** 0.5 * s")},
 		{TaskID: "multi", Samples: fence(good)},
@@ -68,20 +70,20 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		{TaskID: "he", Samples: fence("def square(x):\n    return x * x")},
 		{TaskID: "rename", Samples: fence("def pairs(xs):\n    return list(itertools.cartesian(xs, repeat=2))")},
 	}
-	expected := map[string]*ExpectedCalls{}
+	expected := map[string]*pool.ExpectedCalls{}
 	for _, id := range []string{"good", "cheat", "forge", "multi", "rename"} {
-		expected[id] = &ExpectedCalls{TaskID: id, Status: CallsOK}
+		expected[id] = &pool.ExpectedCalls{TaskID: id, Status: pool.CallsOK}
 	}
 	dir := t.TempDir()
 	sum, err := Run(t.Context(), RunConfig{Tasks: tasks, Expected: expected, Predictions: preds, OutDir: dir, Workers: 2, Harness: h})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+	results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]TaskResult{}
+	by := map[string]pool.TaskResult{}
 	for _, r := range results {
 		by[r.TaskID] = r
 	}
@@ -94,12 +96,12 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		spyOff             bool
 	}{
 		// The test's own math.hypot call is not the solution's: one call.
-		{"good", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot"}, false},
-		{"cheat", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
-		{"forge", false, false, StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
-		{"multi", true, true, StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot", "math.dist"}, false},
-		{"he", true, false, StatusPass, 0, nil, nil, true},
-		{"rename", true, true, StatusPass, 1, []string{"itertools.cartesian"}, []string{"itertools.cartesian"}, false},
+		{"good", true, true, pool.StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot"}, false},
+		{"cheat", false, false, pool.StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
+		{"forge", false, false, pool.StatusAPINotCalled, 0, nil, []string{"math.hypot"}, false},
+		{"multi", true, true, pool.StatusPass, 1, []string{"math.hypot"}, []string{"math.hypot", "math.dist"}, false},
+		{"he", true, false, pool.StatusPass, 0, nil, nil, true},
+		{"rename", true, true, pool.StatusPass, 1, []string{"itertools.cartesian"}, []string{"itertools.cartesian"}, false},
 	}
 	for _, tt := range tests {
 		r, ok := by[tt.id]
@@ -113,8 +115,8 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 				tt.id, r.Passed, r.TargetCalled, r.Status, r.SpyCalls, r.CalledAPIs, r.RequiredAPIs, r.SpyOff, tt, r.Error)
 		}
 	}
-	if by["cheat"].Label != LabelWrongAPISelection {
-		t.Errorf("cheat label %q, want %s", by["cheat"].Label, LabelWrongAPISelection)
+	if by["cheat"].Label != pool.LabelWrongAPISelection {
+		t.Errorf("cheat label %q, want %s", by["cheat"].Label, pool.LabelWrongAPISelection)
 	}
 	if sum.SpyOffTasks != 1 || sum.MultiAPITasks != 1 || sum.RequiredAPIRecall == nil || *sum.RequiredAPIRecall != 0.5 {
 		t.Errorf("summary spy_off %d multi %d recall %v; want 1, 1, 0.5", sum.SpyOffTasks, sum.MultiAPITasks, sum.RequiredAPIRecall)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Code a user writes for scipy.stats distributions: the bundle example of
@@ -63,24 +64,24 @@ func TestCheckCode_Instances(t *testing.T) {
 		calls           int // 0: any
 		label           string
 	}{
-		{"ClassThroughInstances", "scipy.stats.distributions.triang_gen", triangExample, triangInstances, true, 6, LabelPass},
+		{"ClassThroughInstances", "scipy.stats.distributions.triang_gen", triangExample, triangInstances, true, 6, pool.LabelPass},
 		{"OtherClassThroughInstances", "scipy.stats.distributions.cauchy_gen",
 			"from scipy.stats import cauchy\nrv = cauchy()\nprint(cauchy.cdf(cauchy.ppf(0.5)))",
-			[]string{"scipy.stats.cauchy", "scipy.stats.distributions.cauchy"}, true, 3, LabelPass},
+			[]string{"scipy.stats.cauchy", "scipy.stats.distributions.cauchy"}, true, 3, pool.LabelPass},
 		{"ClassOfTwoInstances", "scipy.stats.distributions.reciprocal_gen",
 			"from scipy.stats import loguniform\nprint(loguniform(0.01, 1.25).mean())",
-			[]string{"scipy.stats.loguniform", "scipy.stats.reciprocal", "scipy.stats.distributions.loguniform", "scipy.stats.distributions.reciprocal"}, true, 1, LabelPass},
-		{"Instance", "scipy.stats.triang", triangExample, nil, true, 6, LabelPass},
-		{"InstanceBundle", "scipy.stats.irwinhall", irwinhallExample, nil, true, 3, LabelPass},
-		{"MethodThroughInstance", "scipy.stats.irwinhall.fit", irwinhallFit, nil, true, 1, LabelPass},
-		{"MethodWithInstances", "scipy.stats.distributions.irwinhall_gen.fit", irwinhallFit, fitInstances, true, 1, LabelPass},
-		{"ClassNeverUsed", "scipy.stats.distributions.triang_gen", numpyOnly, triangInstances, false, 0, LabelWrongAPISelection},
-		{"InstanceNeverUsed", "scipy.stats.triang", numpyOnly, nil, false, 0, LabelWrongAPISelection},
-		{"MethodNeverUsed", "scipy.stats.irwinhall.fit", "from scipy.stats import irwinhall\nprint(irwinhall.mean(4))", nil, false, 0, LabelWrongAPISelection},
+			[]string{"scipy.stats.loguniform", "scipy.stats.reciprocal", "scipy.stats.distributions.loguniform", "scipy.stats.distributions.reciprocal"}, true, 1, pool.LabelPass},
+		{"Instance", "scipy.stats.triang", triangExample, nil, true, 6, pool.LabelPass},
+		{"InstanceBundle", "scipy.stats.irwinhall", irwinhallExample, nil, true, 3, pool.LabelPass},
+		{"MethodThroughInstance", "scipy.stats.irwinhall.fit", irwinhallFit, nil, true, 1, pool.LabelPass},
+		{"MethodWithInstances", "scipy.stats.distributions.irwinhall_gen.fit", irwinhallFit, fitInstances, true, 1, pool.LabelPass},
+		{"ClassNeverUsed", "scipy.stats.distributions.triang_gen", numpyOnly, triangInstances, false, 0, pool.LabelWrongAPISelection},
+		{"InstanceNeverUsed", "scipy.stats.triang", numpyOnly, nil, false, 0, pool.LabelWrongAPISelection},
+		{"MethodNeverUsed", "scipy.stats.irwinhall.fit", "from scipy.stats import irwinhall\nprint(irwinhall.mean(4))", nil, false, 0, pool.LabelWrongAPISelection},
 		// A ufunc is a callable instance too; numpy's own np.sum calls
 		// np.add.reduce, also while the monitor fingerprints a record.
-		{"Ufunc", "numpy.add", "import numpy as np\nassert isinstance(np.add, np.ufunc)\nprint(np.add(1, 2), np.add.reduce([1, 2, 3]), np.add.nin)\nprint(np.sum(np.arange(4.0)))", nil, true, 3, LabelPass},
-		{"UnresolvableInstance", "scipy.stats.distributions.triang_gen", triangExample, append([]string{"scipy.stats.no_such_instance"}, triangInstances...), true, 6, LabelPass},
+		{"Ufunc", "numpy.add", "import numpy as np\nassert isinstance(np.add, np.ufunc)\nprint(np.add(1, 2), np.add.reduce([1, 2, 3]), np.add.nin)\nprint(np.sum(np.arange(4.0)))", nil, true, 3, pool.LabelPass},
+		{"UnresolvableInstance", "scipy.stats.distributions.triang_gen", triangExample, append([]string{"scipy.stats.no_such_instance"}, triangInstances...), true, 6, pool.LabelPass},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestCheckCode_Instances(t *testing.T) {
 // leave.
 func TestRecordingMonitor_InstanceProxy(t *testing.T) {
 	h := newTestHarness(t)
-	task := &Task{TaskID: "proxy", APIName: "scipy.stats.triang", Library: "scipy"}
+	task := &pool.Task{TaskID: "proxy", APIName: "scipy.stats.triang", Library: "scipy"}
 	code := `import pickle
 import scipy.stats
 from scipy.stats import triang, rv_continuous

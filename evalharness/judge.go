@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // JudgeConfig configures the optional LLM judge of protocol §5.2, reached
@@ -119,11 +120,11 @@ func (h *Harness) judge(ctx context.Context, f *failureFacts, jf judgeFields) (c
 	}
 	switch class {
 	case "W_PARAM":
-		return classification{Label: LabelWrongParam, Rule: "judge", Rationale: rat}, true, ""
+		return classification{Label: pool.LabelWrongParam, Rule: "judge", Rationale: rat}, true, ""
 	case "W_SHAPE_DTYPE":
-		return classification{Label: LabelWrongShapeDtype, Rule: "judge", Rationale: rat}, true, ""
+		return classification{Label: pool.LabelWrongShapeDtype, Rule: "judge", Rationale: rat}, true, ""
 	case "W_LOGIC":
-		return classification{Label: LabelWrongLogic, Rule: "judge", Rationale: rat}, true, ""
+		return classification{Label: pool.LabelWrongLogic, Rule: "judge", Rationale: rat}, true, ""
 	}
 	leaf := f.Task.Leaf()
 	return classification{Label: subclassifyAPI(f.ExcType, rat, leaf, targetMentioned(f.Code, leaf)), Rule: "judge", Rationale: rat}, true, ""

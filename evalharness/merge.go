@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // ErrShardMismatch reports shard directories that cannot be merged: a
@@ -35,7 +36,7 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 	count := -1
 	seenShard := map[int]string{}
 	type key struct{ cond, id string }
-	byKey := map[key]TaskResult{}
+	byKey := map[key]pool.TaskResult{}
 	from := map[key]string{}
 	var shards []string
 	for i, dir := range shardDirs {
@@ -45,7 +46,7 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 		}
 		sh, err := ParseShard(meta.Shard)
 		if err != nil {
-			return Summary{}, fmt.Errorf("%w: %s: %v", ErrShardMismatch, filepath.Join(dir, MetaFile), err)
+			return Summary{}, fmt.Errorf("%w: %s: %v", ErrShardMismatch, filepath.Join(dir, pool.MetaFile), err)
 		}
 		if i == 0 {
 			base = meta
@@ -65,7 +66,7 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 			seenShard[sh.Index] = dir
 			shards = append(shards, sh.String())
 		}
-		results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+		results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 		if err != nil {
 			return Summary{}, err
 		}
@@ -94,11 +95,11 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 			return Summary{}, fmt.Errorf("%w: missing shards %s", ErrShardMismatch, abbrev(missing, 8))
 		}
 	}
-	results := make([]TaskResult, 0, len(byKey))
+	results := make([]pool.TaskResult, 0, len(byKey))
 	for _, r := range byKey {
 		results = append(results, r)
 	}
-	slices.SortFunc(results, func(a, b TaskResult) int {
+	slices.SortFunc(results, func(a, b pool.TaskResult) int {
 		if a.Index != b.Index {
 			return a.Index - b.Index
 		}
@@ -116,12 +117,12 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return Summary{}, err
 	}
-	if err := writeResults(filepath.Join(outDir, ResultsFile), results); err != nil {
+	if err := writeResults(filepath.Join(outDir, pool.ResultsFile), results); err != nil {
 		return Summary{}, err
 	}
 	meta := base
 	meta.Shard = ""
-	if err := atomicfile.WriteJSON(filepath.Join(outDir, MetaFile), meta); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(outDir, pool.MetaFile), meta); err != nil {
 		return Summary{}, err
 	}
 	slices.Sort(shards)

@@ -3,6 +3,8 @@ package evalharness
 import (
 	"maps"
 	"slices"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // PassAtK returns the unbiased pass@k estimate for one problem with n
@@ -52,13 +54,6 @@ func MeanPassAtK(ns, cs []int, k int) (mean float64, ok bool) {
 // (when defined) in [Metrics.PassAtK] and [Metrics.ExecAtK].
 var ReportedK = []int{1, 5, 10, 20}
 
-// Novelty types of a target API (novelapibench-protocol §1.2 is_modified,
-// §8 "newly introduced" vs "signature-modified").
-const (
-	NoveltyNew      = "new"
-	NoveltyModified = "modified"
-)
-
 // Metrics aggregates the TaskResults of one group of tasks (a run, or one
 // condition, library, difficulty or novelty type within it).
 //
@@ -92,7 +87,7 @@ type Metrics struct {
 	// HARNESS_TAMPER, TIMEOUT, NO_PREDICTION, ...; sandbox-spec §4.1).
 	Statuses map[string]int `json:"statuses"`
 	// NoPrediction counts the scored tasks that had no prediction
-	// (StatusNoPrediction); they count as failures.
+	// (pool.StatusNoPrediction); they count as failures.
 	NoPrediction int `json:"no_prediction"`
 	// TargetInvocationRate is the fraction of greedy samples that called the
 	// target API at least once (PriCoder's invocation rate), over the tasks
@@ -135,7 +130,7 @@ type Breakdowns struct {
 
 // Compute aggregates results into Metrics. It never fails: malformed
 // per-sample counts (c > n) make the pass@k of that k undefined.
-func Compute(results []TaskResult) Metrics {
+func Compute(results []pool.TaskResult) Metrics {
 	m := Metrics{Labels: map[string]int{}, Statuses: map[string]int{}, InfraErrors: []string{}}
 	var ns, cs, es []int
 	var exec, invoked, nonexist, sigerr int
@@ -147,7 +142,7 @@ func Compute(results []TaskResult) Metrics {
 		}
 		m.N++
 		m.Statuses[r.Status]++
-		if r.Status == StatusNoPrediction {
+		if r.Status == pool.StatusNoPrediction {
 			m.NoPrediction++
 		}
 		if r.Passed {
@@ -169,10 +164,10 @@ func Compute(results []TaskResult) Metrics {
 		}
 		if len(r.RequiredAPIs) > 1 {
 			m.MultiAPITasks++
-			recall += float64(r.requiredCalled()) / float64(len(r.RequiredAPIs))
+			recall += float64(requiredCalled(r)) / float64(len(r.RequiredAPIs))
 		}
 		m.Labels[r.Label]++
-		n, c, e := r.sampleCounts()
+		n, c, e := sampleCounts(r)
 		ns, cs, es = append(ns, n), append(cs, c), append(es, e)
 	}
 	slices.Sort(m.InfraErrors)
@@ -209,9 +204,9 @@ func Compute(results []TaskResult) Metrics {
 
 // ComputeBreakdowns groups results by condition, library, difficulty,
 // novelty and domain and computes Metrics for each group.
-func ComputeBreakdowns(results []TaskResult) Breakdowns {
-	by := func(key func(TaskResult) string) map[string]Metrics {
-		groups := map[string][]TaskResult{}
+func ComputeBreakdowns(results []pool.TaskResult) Breakdowns {
+	by := func(key func(pool.TaskResult) string) map[string]Metrics {
+		groups := map[string][]pool.TaskResult{}
 		for _, r := range results {
 			k := key(r)
 			groups[k] = append(groups[k], r)
@@ -223,21 +218,21 @@ func ComputeBreakdowns(results []TaskResult) Breakdowns {
 		return out
 	}
 	var group map[string]Metrics
-	if slices.ContainsFunc(results, func(r TaskResult) bool { return r.Group != "" }) {
-		group = by(func(r TaskResult) string { return r.Group })
+	if slices.ContainsFunc(results, func(r pool.TaskResult) bool { return r.Group != "" }) {
+		group = by(func(r pool.TaskResult) string { return r.Group })
 	}
 	return Breakdowns{
 		Group:      group,
-		Condition:  by(func(r TaskResult) string { return r.Condition }),
-		Library:    by(func(r TaskResult) string { return r.Library }),
-		Difficulty: by(func(r TaskResult) string { return r.Difficulty }),
-		Novelty:    by(func(r TaskResult) string { return r.Novelty }),
-		Domain:     by(func(r TaskResult) string { return r.Domain }),
+		Condition:  by(func(r pool.TaskResult) string { return r.Condition }),
+		Library:    by(func(r pool.TaskResult) string { return r.Library }),
+		Difficulty: by(func(r pool.TaskResult) string { return r.Difficulty }),
+		Novelty:    by(func(r pool.TaskResult) string { return r.Novelty }),
+		Domain:     by(func(r pool.TaskResult) string { return r.Domain }),
 	}
 }
 
 // requiredCalled counts the required APIs the greedy sample called.
-func (r TaskResult) requiredCalled() int {
+func requiredCalled(r pool.TaskResult) int {
 	n := 0
 	for _, api := range r.RequiredAPIs {
 		if slices.Contains(r.CalledAPIs, api) {
@@ -250,12 +245,12 @@ func (r TaskResult) requiredCalled() int {
 // sampleCounts returns n (samples not lost to infra errors), c (passed) and
 // e (executed) over all samples; a result without per-sample verdicts
 // counts its greedy sample alone.
-func (r TaskResult) sampleCounts() (n, c, e int) {
+func sampleCounts(r pool.TaskResult) (n, c, e int) {
 	if len(r.Samples) == 0 {
 		return 1, b2i(r.Passed), b2i(r.Executed)
 	}
 	for _, s := range r.Samples {
-		if s.Status == StatusInfraError {
+		if s.Status == pool.StatusInfraError {
 			continue
 		}
 		n++

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 func TestPassAtK(t *testing.T) {
@@ -80,8 +81,8 @@ func TestMeanPassAtK(t *testing.T) {
 
 // handResults are six tasks with known metrics: two conditions, two
 // libraries, one infra error, one multi-sample task.
-func handResults() []evalharness.TaskResult {
-	return []evalharness.TaskResult{
+func handResults() []pool.TaskResult {
+	return []pool.TaskResult{
 		{TaskID: "a", Library: "numpy", Difficulty: "easy", Novelty: "new", Condition: "S", Passed: true, Label: "Pass", Status: "PASS",
 			Executed: true, TargetCalled: true, NSamples: 1, NPassed: 1, NExecuted: 1},
 		{TaskID: "b", Library: "numpy", Difficulty: "hard", Novelty: "modified", Condition: "S", Label: "WrongParam", Status: "RUNTIME_ERROR",
@@ -90,7 +91,7 @@ func handResults() []evalharness.TaskResult {
 			NonexistentCalls: 2, NSamples: 1, RequiredAPIs: []string{"x.f", "x.g"}, CalledAPIs: []string{"x.g"}},
 		{TaskID: "d", Library: "scipy", Difficulty: "easy", Novelty: "modified", Condition: "E", Passed: true, Label: "Pass", Status: "PASS",
 			Executed: true, TargetCalled: true, RequiredAPIs: []string{"x.f", "x.g"}, CalledAPIs: []string{"x.f", "x.g"},
-			Samples: []evalharness.SampleVerdict{
+			Samples: []pool.SampleVerdict{
 				{Passed: true, Executed: true, Status: "PASS"}, {Status: "WRONG_ANSWER", Executed: true},
 				{Status: "INFRA_ERROR"}, {Passed: true, Executed: true, Status: "PASS"}, {Status: "CRASH"},
 			}},
@@ -181,11 +182,11 @@ func TestComputeBreakdowns(t *testing.T) {
 }
 
 func TestSummarize_PassAt5(t *testing.T) {
-	rs := []evalharness.TaskResult{
+	rs := []pool.TaskResult{
 		{TaskID: "a", Passed: true, Label: "Pass", NSamples: 5, NPassed: 1,
-			Samples: []evalharness.SampleVerdict{{Passed: true}, {}, {}, {}, {}}},
+			Samples: []pool.SampleVerdict{{Passed: true}, {}, {}, {}, {}}},
 		{TaskID: "b", Label: "WrongLogic", NSamples: 5,
-			Samples: []evalharness.SampleVerdict{{}, {}, {}, {}, {}}},
+			Samples: []pool.SampleVerdict{{}, {}, {}, {}, {}}},
 	}
 	s := evalharness.Summarize(rs, "v")
 	if s.PassAt5 == nil || math.Abs(*s.PassAt5-0.5) > 1e-12 {

@@ -5,7 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/pysyntax"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A Mutant is a broken variant of a task's reference completion with the
@@ -56,7 +57,7 @@ func targetCall(code, leaf string) (refStart, open, close int, ok bool) {
 		return 0, 0, 0, false
 	}
 	open = loc[1] - 1
-	if end := bundles.MatchBracket(code, open); end >= 0 {
+	if end := pysyntax.MatchBracket(code, open); end >= 0 {
 		return loc[0], open, end, true
 	}
 	return 0, 0, 0, false
@@ -66,7 +67,7 @@ func targetCall(code, leaf string) (refStart, open, close int, ok bool) {
 // trimming each argument and dropping a trailing empty one.
 func splitArgs(s string) []string {
 	var out []string
-	for _, a := range bundles.SplitTopLevel(s) {
+	for _, a := range pysyntax.SplitTopLevel(s) {
 		if a = strings.TrimSpace(a); a != "" {
 			out = append(out, a)
 		}
@@ -81,10 +82,10 @@ var kwArgRE = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=[^=]`)
 // Mutations that cannot be made for the task (no keyword argument, no
 // known sibling, a target whose parent module is always bound) are left
 // out.
-func Mutants(task *Task) []Mutant {
+func Mutants(task *pool.Task) []Mutant {
 	code := strings.TrimSpace(task.MaskedRegion)
 	leaf := task.Leaf()
-	out := []Mutant{{Name: "empty", Code: "", Want: LabelWrongAPISelection}}
+	out := []Mutant{{Name: "empty", Code: "", Want: pool.LabelWrongAPISelection}}
 	refStart, open, closeP, ok := targetCall(code, leaf)
 	if !ok {
 		return out
@@ -95,7 +96,7 @@ func Mutants(task *Task) []Mutant {
 	if m := assignRE.FindAllStringSubmatch(code, -1); len(m) > 0 {
 		ret = m[len(m)-1][1]
 	}
-	out = append(out, Mutant{Name: "syntax", Code: code + "\nreturn " + ret, Want: LabelWrongSyntax})
+	out = append(out, Mutant{Name: "syntax", Code: code + "\nreturn " + ret, Want: pool.LabelWrongSyntax})
 
 	hint := MutationHints[task.APIName]
 	parent := task.APIName[:max(0, strings.LastIndexByte(task.APIName, '.'))]
@@ -107,19 +108,19 @@ func Mutants(task *Task) []Mutant {
 		!regexp.MustCompile(`\b`+regexp.QuoteMeta(last)+`\b`).MatchString(task.ContextCode) {
 		body := code[:refStart] + last + "." + code[open-len(leafCallPrefix(code[refStart:open], leaf)):]
 		body = importLineRE.ReplaceAllString(body, "")
-		out = append(out, Mutant{Name: "import-removed", Code: strings.TrimSpace(body), Want: LabelWrongImport})
+		out = append(out, Mutant{Name: "import-removed", Code: strings.TrimSpace(body), Want: pool.LabelWrongImport})
 	}
 	args := splitArgs(code[open+1 : closeP])
 	for _, a := range args {
 		if m := kwArgRE.FindStringSubmatch(a); m != nil {
 			i := strings.Index(code[open:closeP], m[1]) + open
-			out = append(out, Mutant{Name: "keyword-renamed", Code: code[:i] + m[1] + "_renamed" + code[i+len(m[1]):], Want: LabelWrongParam})
+			out = append(out, Mutant{Name: "keyword-renamed", Code: code[:i] + m[1] + "_renamed" + code[i+len(m[1]):], Want: pool.LabelWrongParam})
 			break
 		}
 	}
 	if hint.Sibling != "" {
 		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(leaf) + `\b`)
-		out = append(out, Mutant{Name: "sibling-api", Code: re.ReplaceAllString(code, hint.Sibling), Want: LabelWrongAPISelection})
+		out = append(out, Mutant{Name: "sibling-api", Code: re.ReplaceAllString(code, hint.Sibling), Want: pool.LabelWrongAPISelection})
 	}
 	// The first positional argument, else the receiver of a method call.
 	first := ""
@@ -137,11 +138,11 @@ func Mutants(task *Task) []Mutant {
 		case first != "" && !receiver:
 			i := strings.Index(code[open:closeP], first) + open
 			bad := strings.ReplaceAll(hint.BadInput, "{arg}", "("+first+")")
-			out = append(out, Mutant{Name: "bad-input", Code: code[:i] + bad + code[i+len(first):], Want: LabelWrongShapeDtype})
+			out = append(out, Mutant{Name: "bad-input", Code: code[:i] + bad + code[i+len(first):], Want: pool.LabelWrongShapeDtype})
 		case receiver:
 			bad := strings.ReplaceAll(hint.BadInput, "{arg}", prefix)
 			// Shrink the data the conditions are computed from, keeping the receiver.
-			out = append(out, Mutant{Name: "bad-input", Code: fmt.Sprintf("%s_short = %s\n", prefix, bad) + regexp.MustCompile(`\(`+regexp.QuoteMeta(prefix)+`\b`).ReplaceAllString(code, "("+prefix+"_short"), Want: LabelWrongShapeDtype})
+			out = append(out, Mutant{Name: "bad-input", Code: fmt.Sprintf("%s_short = %s\n", prefix, bad) + regexp.MustCompile(`\(`+regexp.QuoteMeta(prefix)+`\b`).ReplaceAllString(code, "("+prefix+"_short"), Want: pool.LabelWrongShapeDtype})
 		}
 	}
 	// logic-broken: the data is transformed before the call, so the call
@@ -151,7 +152,7 @@ func Mutants(task *Task) []Mutant {
 		v = prefix
 	}
 	if identRE.MatchString(v) {
-		out = append(out, Mutant{Name: "logic-broken", Code: fmt.Sprintf("%s = %s * 2 + 1\n%s", v, v, code), Want: LabelWrongLogic})
+		out = append(out, Mutant{Name: "logic-broken", Code: fmt.Sprintf("%s = %s * 2 + 1\n%s", v, v, code), Want: pool.LabelWrongLogic})
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	texttemplate "text/template"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/pool"
 )
 
 //go:embed report/*.tmpl
@@ -88,12 +89,12 @@ func pctp(v *float64) string {
 // and it references no external resource, so it opens offline. Metrics are
 // recomputed from results.jsonl, so a report never disagrees with it.
 func Report(dir string) error {
-	results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+	results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 	if err != nil {
 		return err
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("report %s: no results in %s", dir, ResultsFile)
+		return fmt.Errorf("report %s: no results in %s", dir, pool.ResultsFile)
 	}
 	var meta *EvalMeta
 	if m, err := ReadMeta(dir); err == nil {
@@ -119,10 +120,10 @@ func Report(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, ReportMDFile), md, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, pool.ReportMDFile), md, 0o644); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, ReportHTML), html, 0o644)
+	return atomicfile.Write(filepath.Join(dir, pool.ReportHTML), html, 0o644)
 }
 
 // rows turns a breakdown into table rows: conditions in protocol order,
@@ -145,9 +146,9 @@ func rows(groups map[string]Metrics, conditions bool) []groupRow {
 
 // statusOrder lists the run statuses in the sandbox-spec §4.1 verdict
 // order with PASS first; NO_PREDICTION and INFRA_ERROR come last.
-var statusOrder = []string{StatusPass, StatusWrongAnswer, StatusAPINotCalled, StatusRuntimeError, StatusCompileError,
-	StatusHarnessTamper, StatusTimeout, StatusMemoryLimit, StatusOutputLimit, StatusResourceLimit, StatusCrash,
-	StatusNoPrediction, StatusInfraError}
+var statusOrder = []string{pool.StatusPass, pool.StatusWrongAnswer, pool.StatusAPINotCalled, pool.StatusRuntimeError, pool.StatusCompileError,
+	pool.StatusHarnessTamper, pool.StatusTimeout, pool.StatusMemoryLimit, pool.StatusOutputLimit, pool.StatusResourceLimit, pool.StatusCrash,
+	pool.StatusNoPrediction, pool.StatusInfraError}
 
 // A statusRow is one line of a report's status table: how many greedy
 // samples ended with Status, and their share of the scored tasks (N).
@@ -164,7 +165,7 @@ func statusRows(m Metrics) []statusRow {
 	if counts == nil {
 		counts = map[string]int{}
 	}
-	counts[StatusInfraError] += len(m.InfraErrors)
+	counts[pool.StatusInfraError] += len(m.InfraErrors)
 	keys := slices.Clone(statusOrder)
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if !slices.Contains(keys, k) {
@@ -179,7 +180,7 @@ func statusRows(m Metrics) []statusRow {
 		}
 		r := statusRow{Status: k, Count: c, Share: "–"}
 		switch {
-		case k == StatusInfraError:
+		case k == pool.StatusInfraError:
 			r.Share = "excluded"
 		case m.N > 0:
 			r.Share = pct(float64(c) / float64(m.N))
@@ -195,7 +196,7 @@ func statusRows(m Metrics) []statusRow {
 // presentLabels returns "Pass", the six failure labels and "" (unlabelled)
 // that occur in counts, in stacking order, then any unexpected labels.
 func presentLabels(counts map[string]int) []string {
-	order := append([]string{"Pass"}, Labels...)
+	order := append([]string{"Pass"}, pool.Labels...)
 	order = append(order, "")
 	var out []string
 	for _, l := range order {
@@ -385,17 +386,17 @@ type sweepRow struct {
 // the run directory's name. A result without a condition takes its cell's
 // condition from eval_meta.json or, failing that, the cell directory name.
 func ReportSweep(dirs []string, out string) error {
-	bySource := map[string][]TaskResult{}
+	bySource := map[string][]pool.TaskResult{}
 	for _, dir := range dirs {
 		cells, err := runCells(dir)
 		if err != nil {
 			return err
 		}
 		if len(cells) == 0 {
-			return fmt.Errorf("sweep: %s holds no %s (directly or in a subdirectory)", dir, ResultsFile)
+			return fmt.Errorf("sweep: %s holds no %s (directly or in a subdirectory)", dir, pool.ResultsFile)
 		}
 		for _, cell := range cells {
-			results, _, err := ReadResults(filepath.Join(cell, ResultsFile))
+			results, _, err := pool.ReadResults(filepath.Join(cell, pool.ResultsFile))
 			if err != nil {
 				return err
 			}
@@ -424,7 +425,7 @@ func ReportSweep(dirs []string, out string) error {
 	slices.SortStableFunc(d.Sources, func(a, b string) int { return sourceRank(a) - sourceRank(b) })
 	common, union, ncells := commonTasks(bySource)
 	d.Common, d.Union, d.NCells = len(common), union, ncells
-	shared := map[string][]TaskResult{}
+	shared := map[string][]pool.TaskResult{}
 	for src, rs := range bySource {
 		for _, r := range rs {
 			if common[r.TaskID] {
@@ -450,10 +451,10 @@ func ReportSweep(dirs []string, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(out, ReportMDFile), md, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, pool.ReportMDFile), md, 0o644); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(out, ReportHTML), html, 0o644)
+	return atomicfile.Write(filepath.Join(out, pool.ReportHTML), html, 0o644)
 }
 
 // commonTasks returns the ids of the tasks scored in every cell (knowledge
@@ -463,7 +464,7 @@ func ReportSweep(dirs []string, out string) error {
 // INFRA_ERROR): a sweep compares its conditions on the same tasks, so a
 // failed generation in one cell drops the task from every cell's
 // comparison.
-func commonTasks(bySource map[string][]TaskResult) (common map[string]bool, union, ncells int) {
+func commonTasks(bySource map[string][]pool.TaskResult) (common map[string]bool, union, ncells int) {
 	cells := map[[2]string]map[string]bool{}
 	seen := map[string]bool{}
 	for src, rs := range bySource {
@@ -472,7 +473,7 @@ func commonTasks(bySource map[string][]TaskResult) (common map[string]bool, unio
 			if cells[k] == nil {
 				cells[k] = map[string]bool{}
 			}
-			if r.Status == StatusNoPrediction || r.Status == StatusInfraError {
+			if r.Status == pool.StatusNoPrediction || r.Status == pool.StatusInfraError {
 				continue
 			}
 			cells[k][r.TaskID] = true
@@ -497,7 +498,7 @@ func commonTasks(bySource map[string][]TaskResult) (common map[string]bool, unio
 
 // sweepRows builds the condition × source table of results, with the
 // retrieved − oracle gap when both sources are present.
-func sweepRows(sources []string, bySource map[string][]TaskResult) []sweepRow {
+func sweepRows(sources []string, bySource map[string][]pool.TaskResult) []sweepRow {
 	perSource := make([]map[string]Metrics, len(sources))
 	condSet := map[string]bool{}
 	for i, src := range sources {
@@ -531,7 +532,7 @@ func sweepRows(sources []string, bySource map[string][]TaskResult) []sweepRow {
 // runCells returns dir itself when it holds results.jsonl, else its
 // subdirectories that do, sorted.
 func runCells(dir string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(dir, ResultsFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, pool.ResultsFile)); err == nil {
 		return []string{dir}, nil
 	}
 	ents, err := os.ReadDir(dir)
@@ -544,7 +545,7 @@ func runCells(dir string) ([]string, error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(p, ResultsFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(p, pool.ResultsFile)); err == nil {
 			cells = append(cells, p)
 		}
 	}

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // runFixture runs the fake pool into dir with the given condition and source.
 func runFixture(t *testing.T, dir, condition, source string, n int) {
 	t.Helper()
-	tasks, preds := pool(n)
+	tasks, preds := fakePool(n)
 	if _, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog,
 		Harness: &fakeHarness{flaky: map[string]bool{}}, Condition: condition, Source: source, ClassifyFailures: true}); err != nil {
 		t.Fatal(err)
@@ -57,11 +58,11 @@ func TestReport(t *testing.T) {
 	if err := evalharness.Report(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, evalharness.ReportMDFile))
+	md, err := os.ReadFile(filepath.Join(dir, pool.ReportMDFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, evalharness.ReportHTML))
+	html, err := os.ReadFile(filepath.Join(dir, pool.ReportHTML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +112,13 @@ func TestReportSweep(t *testing.T) {
 	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1-qwen"), filepath.Join(root, "rq2-qwen")}, out); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	md, err := os.ReadFile(filepath.Join(out, pool.ReportMDFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The rq2 cells hold t000-t006 only: the main table compares all
 	// four cells on those 7 tasks (4 pass in each); the second table shows
-	// pool(14)'s own 8 passes of 14.
+	// fakePool(14)'s own 8 passes of 14.
 	for _, want := range []string{"| Condition | oracle pass@1 (n) | retrieved pass@1 (n) | retrieved − oracle (pp) |", "| S | 57.1% (7) | 57.1% (7) | +0.0 |", "| Full |",
 		"the 4 cells on the 7 tasks scored in every cell, of 14 tasks", "## Each cell on its own tasks", "| S | 57.1% (14) | 57.1% (7) | +0.0 |"} {
 		if !strings.Contains(string(md), want) {
@@ -128,7 +129,7 @@ func TestReportSweep(t *testing.T) {
 	if strings.Index(string(md), "| S |") > strings.Index(string(md), "| Full |") {
 		t.Error("sweep rows are not in protocol order")
 	}
-	html, err := os.ReadFile(filepath.Join(out, evalharness.ReportHTML))
+	html, err := os.ReadFile(filepath.Join(out, pool.ReportHTML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestReportSweep(t *testing.T) {
 }
 
 // writeResults writes results as results.jsonl into dir.
-func writeResults(t *testing.T, dir string, results []evalharness.TaskResult) {
+func writeResults(t *testing.T, dir string, results []pool.TaskResult) {
 	t.Helper()
 	var b strings.Builder
 	for _, r := range results {
@@ -150,32 +151,32 @@ func writeResults(t *testing.T, dir string, results []evalharness.TaskResult) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, evalharness.ResultsFile), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, pool.ResultsFile), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestReport_Statuses(t *testing.T) {
 	dir := t.TempDir()
-	var rs []evalharness.TaskResult
+	var rs []pool.TaskResult
 	add := func(status string, n int) {
 		for range n {
-			rs = append(rs, evalharness.TaskResult{TaskID: fmt.Sprintf("t%d", len(rs)), Library: "numpy", Condition: "S",
-				Status: status, Passed: status == evalharness.StatusPass, Label: "WrongLogic"})
+			rs = append(rs, pool.TaskResult{TaskID: fmt.Sprintf("t%d", len(rs)), Library: "numpy", Condition: "S",
+				Status: status, Passed: status == pool.StatusPass, Label: "WrongLogic"})
 		}
 	}
-	add(evalharness.StatusPass, 4)
-	add(evalharness.StatusWrongAnswer, 2)
-	add(evalharness.StatusHarnessTamper, 1)
-	add(evalharness.StatusNoPrediction, 2)
-	add(evalharness.StatusTimeout, 1)
-	add(evalharness.StatusInfraError, 3)
+	add(pool.StatusPass, 4)
+	add(pool.StatusWrongAnswer, 2)
+	add(pool.StatusHarnessTamper, 1)
+	add(pool.StatusNoPrediction, 2)
+	add(pool.StatusTimeout, 1)
+	add(pool.StatusInfraError, 3)
 	writeResults(t, dir, rs)
 	if err := evalharness.Report(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, evalharness.ReportMDFile))
-	html, _ := os.ReadFile(filepath.Join(dir, evalharness.ReportHTML))
+	md, _ := os.ReadFile(filepath.Join(dir, pool.ReportMDFile))
+	html, _ := os.ReadFile(filepath.Join(dir, pool.ReportHTML))
 	// n = 10 scored tasks; the 3 infra errors are excluded from n.
 	wantMD := []string{"## Statuses", "| PASS | 4 | 40.0% |", "| WRONG_ANSWER | 2 | 20.0% |", "| HARNESS_TAMPER | 1 | 10.0% |",
 		"| TIMEOUT | 1 | 10.0% |", "| NO_PREDICTION | 2 | 20.0% |", "| INFRA_ERROR | 3 | excluded |"}
@@ -202,18 +203,18 @@ func TestReport_Statuses(t *testing.T) {
 // both scored.
 func TestReportSweep_CommonTasks(t *testing.T) {
 	root := t.TempDir()
-	res := func(id, status string) evalharness.TaskResult {
-		return evalharness.TaskResult{TaskID: id, Library: "numpy", Status: status, Passed: status == evalharness.StatusPass}
+	res := func(id, status string) pool.TaskResult {
+		return pool.TaskResult{TaskID: id, Library: "numpy", Status: status, Passed: status == pool.StatusPass}
 	}
-	pass, fail, none := evalharness.StatusPass, evalharness.StatusWrongAnswer, evalharness.StatusNoPrediction
-	writeResults(t, filepath.Join(root, "rq1", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", pass), res("t3", pass), res("t4", fail)})
-	writeResults(t, filepath.Join(root, "rq2", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", none), res("t3", pass), res("t4", fail), res("t5", pass)})
+	pass, fail, none := pool.StatusPass, pool.StatusWrongAnswer, pool.StatusNoPrediction
+	writeResults(t, filepath.Join(root, "rq1", "S"), []pool.TaskResult{res("t1", pass), res("t2", pass), res("t3", pass), res("t4", fail)})
+	writeResults(t, filepath.Join(root, "rq2", "S"), []pool.TaskResult{res("t1", pass), res("t2", none), res("t3", pass), res("t4", fail), res("t5", pass)})
 	out := filepath.Join(root, "sweep")
 	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1"), filepath.Join(root, "rq2")}, out); err != nil {
 		t.Fatal(err)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
-	html, _ := os.ReadFile(filepath.Join(out, evalharness.ReportHTML))
+	md, _ := os.ReadFile(filepath.Join(out, pool.ReportMDFile))
+	html, _ := os.ReadFile(filepath.Join(out, pool.ReportHTML))
 	// Common tasks t1, t3, t4: 2 of 3 pass in both. Own: oracle 3/4,
 	// retrieved 3/5 (the missing prediction fails).
 	main, own, _ := strings.Cut(string(md), "## Each cell on its own tasks")
@@ -233,11 +234,11 @@ func TestReportSweep_CommonTasks(t *testing.T) {
 	checkSelfContained(t, string(html))
 
 	// Equal task sets: no note, no second table.
-	writeResults(t, filepath.Join(root, "rq2", "S"), []evalharness.TaskResult{res("t1", pass), res("t2", fail), res("t3", pass), res("t4", fail)})
+	writeResults(t, filepath.Join(root, "rq2", "S"), []pool.TaskResult{res("t1", pass), res("t2", fail), res("t3", pass), res("t4", fail)})
 	if err := evalharness.ReportSweep([]string{filepath.Join(root, "rq1"), filepath.Join(root, "rq2")}, out); err != nil {
 		t.Fatal(err)
 	}
-	md, _ = os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	md, _ = os.ReadFile(filepath.Join(out, pool.ReportMDFile))
 	if strings.Contains(string(md), "Different task sets") || strings.Contains(string(md), "own tasks") || !strings.Contains(string(md), "| S | 75.0% (4) | 50.0% (4) | -25.0 |") {
 		t.Errorf("sweep report.md over equal task sets:\n%s", md)
 	}

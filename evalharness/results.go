@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,114 +13,8 @@ import (
 	"strconv"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/pool"
 )
-
-// File names of a run directory (novelapibench-protocol §1.8).
-const (
-	ResultsFile  = "results.jsonl"
-	SummaryFile  = "summary.json"
-	MetaFile     = "eval_meta.json"
-	ReportMDFile = "report.md"
-	ReportHTML   = "report.html"
-)
-
-// A TaskResult is one line of results.jsonl: the protocol's TaskResult
-// (novelapibench-protocol §1.8, built as §4.7) for the greedy sample
-// samples[0], followed by novelapi's extras. Files written by the published
-// benchmark decode into it (the extras stay zero).
-type TaskResult struct {
-	TaskID     string `json:"task_id"`
-	APIName    string `json:"api_name"`
-	Library    string `json:"library"`
-	Domain     string `json:"domain"`
-	Difficulty string `json:"difficulty"`
-	Passed     bool   `json:"passed"`
-	// Label is "Pass", one of the six failure labels (protocol §5.1), or ""
-	// when failure labels are off.
-	Label string `json:"label"`
-	// Rationale is ≤240 chars from the judge or a deterministic sentence.
-	Rationale string `json:"rationale"`
-	// ExceptionType is "Timeout", the last exception line's name, or "".
-	ExceptionType string `json:"exception_type"`
-	// Error is the last 500 chars of the truncated stderr; "" when passed.
-	Error string `json:"error"`
-	// PassAt5 is the task's unbiased pass@5 over all its samples, nil when
-	// it has fewer than 5 scored samples.
-	PassAt5 *float64 `json:"pass_at_5"`
-
-	// novelapi extras.
-
-	// Condition is the knowledge condition (protocol §2.1) or cell name.
-	Condition string `json:"condition,omitempty"`
-	// Novelty is NoveltyNew, NoveltyModified or "" (unknown).
-	Novelty string `json:"novelty,omitempty"`
-	// Status is the harness's status of the greedy sample; StatusInfraError
-	// excludes the task from every metric.
-	Status string `json:"status"`
-	// Rule names the taxonomy rule that decided Label.
-	Rule string `json:"rule,omitempty"`
-	// Executed reports whether the greedy sample ran without an exception or
-	// timeout (the basis of exec@k).
-	Executed bool `json:"executed"`
-	// TargetCalled reports whether the greedy sample called the target API.
-	TargetCalled bool `json:"target_called"`
-	// SpyCalls counts the spy's recorded target calls of the greedy sample.
-	SpyCalls int `json:"spy_calls"`
-	// NonexistentCalls counts calls to names absent from the library version.
-	NonexistentCalls int `json:"nonexistent_calls"`
-	// SignatureErrors counts calls rejected by the callee's signature.
-	SignatureErrors int `json:"signature_errors"`
-	// RequiredAPIs lists the APIs the task's spy watches (api_name, then
-	// spy_apis); CalledAPIs those of them the greedy sample called, in the
-	// same order. Both empty when the spy is off. Required-API recall counts
-	// tasks with more than one required API.
-	RequiredAPIs []string `json:"required_apis,omitempty"`
-	CalledAPIs   []string `json:"called_apis,omitempty"`
-	// SpyOff reports that the task ran without the target-API spy
-	// (spy_required false, HumanEval-style pools): passed means the tests
-	// passed, and target_called is not measured.
-	SpyOff bool `json:"spy_off,omitempty"`
-	// Group is the task's dataset group (imported pools; e.g.
-	// CodeUpdateArena's package); "" for native tasks.
-	Group string `json:"group,omitempty"`
-	// SamplesHash is 16 hex digits of sha256 over the evaluated samples of
-	// the task's prediction; a resumed run re-evaluates a task whose
-	// samples changed.
-	SamplesHash string `json:"samples_sha256,omitempty"`
-	// Retried reports a serial retry after a timeout or infra error.
-	Retried bool `json:"retried,omitempty"`
-	// WallMS is the wall time of the greedy sample's evaluation, ms.
-	WallMS int64 `json:"wall_ms"`
-	// NSamples and NPassed count the scored samples and the passing ones
-	// (n and c of pass@k); NExecuted counts the executed ones.
-	NSamples  int `json:"n_samples"`
-	NPassed   int `json:"n_passed"`
-	NExecuted int `json:"n_executed"`
-	// Samples holds one verdict per sample when there is more than one.
-	Samples []SampleVerdict `json:"samples,omitempty"`
-	// Index is the prediction's 0-based position in predictions.jsonl, the
-	// stable index used for sharding and for ordering merged results.
-	Index int `json:"index"`
-}
-
-// A SampleVerdict is the compact verdict of one sample of a task.
-type SampleVerdict struct {
-	Passed           bool     `json:"passed"`
-	Label            string   `json:"label"`
-	Rule             string   `json:"rule,omitempty"`
-	Status           string   `json:"status"`
-	ExceptionType    string   `json:"exception_type,omitempty"`
-	Executed         bool     `json:"executed"`
-	TargetCalled     bool     `json:"target_called"`
-	CalledAPIs       []string `json:"called_apis,omitempty"`
-	NonexistentCalls int      `json:"nonexistent_calls,omitempty"`
-	SignatureErrors  int      `json:"signature_errors,omitempty"`
-	WallMS           int64    `json:"wall_ms"`
-}
-
-// InfraError reports whether the greedy sample hit an infrastructure error,
-// which excludes the task from n.
-func (r TaskResult) InfraError() bool { return r.Status == StatusInfraError }
 
 // A Summary is summary.json: the protocol's fields (n_tasks, pass_at_1,
 // pass_at_5, labels; novelapibench-protocol §1.8) flattened from the
@@ -144,7 +37,7 @@ type Summary struct {
 const SummaryNote = "pass_at_1 is the greedy sample (samples[0]) only (protocol §1.8); pass_at_k_unbiased[k] is the mean unbiased estimator 1-C(n-c,k)/C(n,k) over all n samples of each task, so its \"1\" is the per-sample solve rate; statuses count the greedy samples' harness statuses; no_prediction tasks count as failures"
 
 // Summarize computes the Summary of results.
-func Summarize(results []TaskResult, evaluatorVersion string) Summary {
+func Summarize(results []pool.TaskResult, evaluatorVersion string) Summary {
 	s := Summary{Metrics: Compute(results), Breakdowns: ComputeBreakdowns(results), EvaluatorVersion: evaluatorVersion, Note: SummaryNote}
 	if v, ok := s.PassAtK["5"]; ok {
 		s.PassAt5 = &v
@@ -190,58 +83,6 @@ func EvaluatorVersion(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// ReadResults reads a results.jsonl file. A missing file yields no results.
-// A torn last line (no trailing newline, or not valid JSON, as left by a
-// killed run) is ignored and reported through valid, the byte length of the
-// intact prefix; any other malformed line is an error naming the file and
-// line.
-func ReadResults(path string) (results []TaskResult, valid int64, err error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	line := 0
-	for len(data[valid:]) > 0 {
-		rest := data[valid:]
-		line++
-		nl := bytes.IndexByte(rest, '\n')
-		last := nl < 0
-		raw := rest
-		if !last {
-			raw = rest[:nl]
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			if last {
-				break
-			}
-			valid += int64(nl + 1)
-			continue
-		}
-		var r TaskResult
-		if jerr := json.Unmarshal(raw, &r); jerr != nil || r.TaskID == "" {
-			if jerr == nil {
-				jerr = errors.New("missing task_id")
-			}
-			if last || isLastLine(rest[nl+1:]) {
-				break // torn tail
-			}
-			return nil, 0, fmt.Errorf("%s:%d: %w", path, line, jerr)
-		}
-		if last {
-			break // a complete record without its newline is still torn
-		}
-		results = append(results, r)
-		valid += int64(nl + 1)
-	}
-	return results, valid, nil
-}
-
-// isLastLine reports whether rest holds nothing but whitespace.
-func isLastLine(rest []byte) bool { return len(bytes.TrimSpace(rest)) == 0 }
-
 // resultsWriter appends TaskResults to results.jsonl, one fsynced line each.
 type resultsWriter struct {
 	f *os.File
@@ -267,7 +108,7 @@ func openResults(path string, valid int64) (*resultsWriter, error) {
 }
 
 // Append writes r as one line and fsyncs the file.
-func (rw *resultsWriter) Append(r TaskResult) error {
+func (rw *resultsWriter) Append(r pool.TaskResult) error {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -283,7 +124,7 @@ func (rw *resultsWriter) Append(r TaskResult) error {
 func (rw *resultsWriter) Close() error { return rw.f.Close() }
 
 // writeResults writes all results to path atomically.
-func writeResults(path string, results []TaskResult) error {
+func writeResults(path string, results []pool.TaskResult) error {
 	var buf bytes.Buffer
 	for _, r := range results {
 		data, err := json.Marshal(r)
@@ -299,14 +140,14 @@ func writeResults(path string, results []TaskResult) error {
 // ReadSummary reads dir/summary.json.
 func ReadSummary(dir string) (Summary, error) {
 	var s Summary
-	err := readJSON(filepath.Join(dir, SummaryFile), &s)
+	err := readJSON(filepath.Join(dir, pool.SummaryFile), &s)
 	return s, err
 }
 
 // ReadMeta reads dir/eval_meta.json.
 func ReadMeta(dir string) (EvalMeta, error) {
 	var m EvalMeta
-	err := readJSON(filepath.Join(dir, MetaFile), &m)
+	err := readJSON(filepath.Join(dir, pool.MetaFile), &m)
 	return m, err
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -31,8 +32,8 @@ var ErrMetaMismatch = errors.New("evalharness: run directory holds a different e
 // required) but have none in expected, or nil. Callers run it before [Run],
 // which would otherwise score each such task as an infrastructure error
 // (the harness refuses it, [ErrRefused]).
-func CheckExpected(tasks []*Task, preds []*Prediction, expected map[string]*ExpectedCalls) error {
-	byID := make(map[string]*Task, len(tasks))
+func CheckExpected(tasks []*pool.Task, preds []*pool.Prediction, expected map[string]*pool.ExpectedCalls) error {
+	byID := make(map[string]*pool.Task, len(tasks))
 	for _, t := range tasks {
 		byID[t.TaskID] = t
 	}
@@ -67,7 +68,7 @@ var ErrNoPredictions = errors.New("evalharness: no predictions to evaluate")
 // completion could not be evaluated (sandbox failure, refused task, ctx
 // cancelled), not that it failed.
 type Evaluator interface {
-	Evaluate(ctx context.Context, task *Task, expected *ExpectedCalls, response string) (Verdict, error)
+	Evaluate(ctx context.Context, task *pool.Task, expected *pool.ExpectedCalls, response string) (Verdict, error)
 }
 
 // A Shard selects the predictions whose 0-based index in predictions.jsonl
@@ -116,13 +117,13 @@ const (
 type RunConfig struct {
 	// Tasks are the task pool (protocol §1.3); every prediction's task_id
 	// must be among them.
-	Tasks []*Task
+	Tasks []*pool.Task
 	// Expected holds the reference call records by task id (protocol §1.4);
 	// nil means none (the harness decides what a task without records means).
-	Expected map[string]*ExpectedCalls
+	Expected map[string]*pool.ExpectedCalls
 	// Predictions are evaluated in file order; their index is the stable
 	// index of sharding and of merged results.
-	Predictions []*Prediction
+	Predictions []*pool.Prediction
 	// OutDir receives results.jsonl, summary.json and eval_meta.json; it is
 	// created if needed. A rerun into the same directory resumes.
 	OutDir string
@@ -159,7 +160,7 @@ type RunConfig struct {
 	// samples are unchanged.
 	Rescore bool
 	// ScoreMissing scores every task of Tasks that has no prediction as a
-	// failure (status StatusNoPrediction, label WrongAPISelection: the
+	// failure (status pool.StatusNoPrediction, label WrongAPISelection: the
 	// protocol's verdict on an empty response, §9.6), so that pass@1 is over
 	// the whole pool. false evaluates only the predicted tasks (protocol
 	// §1.8: summary.json is written in prediction order).
@@ -174,7 +175,7 @@ type RunConfig struct {
 }
 
 // Run evaluates the predictions of cfg.Shard with cfg.Harness and writes
-// cfg.OutDir/results.jsonl (one TaskResult per task, appended and fsynced as
+// cfg.OutDir/results.jsonl (one pool.TaskResult per task, appended and fsynced as
 // each task completes), then summary.json and eval_meta.json atomically, in
 // the protocol's formats (novelapibench-protocol §1.8, §4.7).
 //
@@ -210,11 +211,11 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if err := checkMeta(cfg.OutDir, meta, cfg.Rescore, log); err != nil {
 		return Summary{}, err
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(cfg.OutDir, MetaFile), meta); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(cfg.OutDir, pool.MetaFile), meta); err != nil {
 		return Summary{}, err
 	}
 
-	path := filepath.Join(cfg.OutDir, ResultsFile)
+	path := filepath.Join(cfg.OutDir, pool.ResultsFile)
 	done, err := resumeResults(path, work, log)
 	if err != nil {
 		return Summary{}, err
@@ -249,14 +250,14 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 // workItem is one prediction to evaluate with its task.
 type workItem struct {
 	index   int
-	pred    *Prediction
-	task    *Task
-	missing bool // no prediction: scored as StatusNoPrediction
+	pred    *pool.Prediction
+	task    *pool.Task
+	missing bool // no prediction: scored as pool.StatusNoPrediction
 }
 
 // selectWork pairs the shard's predictions with their tasks.
 func selectWork(cfg RunConfig) ([]workItem, error) {
-	byID := make(map[string]*Task, len(cfg.Tasks))
+	byID := make(map[string]*pool.Task, len(cfg.Tasks))
 	for _, t := range cfg.Tasks {
 		byID[t.TaskID] = t
 	}
@@ -288,7 +289,7 @@ func selectWork(cfg RunConfig) ([]workItem, error) {
 			}
 			have[t.TaskID] = true
 			if cfg.Shard.Has(i) {
-				work = append(work, workItem{index: i, pred: &Prediction{TaskID: t.TaskID}, task: t, missing: true})
+				work = append(work, workItem{index: i, pred: &pool.Prediction{TaskID: t.TaskID}, task: t, missing: true})
 			}
 			i++
 		}
@@ -325,7 +326,7 @@ func (cfg RunConfig) meta() EvalMeta {
 	}
 }
 
-// samplesHash is TaskResult.SamplesHash for w: 16 hex digits of sha256
+// samplesHash is pool.TaskResult.SamplesHash for w: 16 hex digits of sha256
 // over the samples that will be evaluated ("" samples for a missing one).
 func (cfg RunConfig) samplesHash(w workItem) string {
 	n := cfg.sampleCount(w.pred)
@@ -337,7 +338,7 @@ func (cfg RunConfig) samplesHash(w workItem) string {
 	return EvaluatorVersion(parts...)
 }
 
-func (cfg RunConfig) sampleCount(p *Prediction) int {
+func (cfg RunConfig) sampleCount(p *pool.Prediction) int {
 	if cfg.Samples > 0 && cfg.Samples < len(p.Samples) {
 		return cfg.Samples
 	}
@@ -359,11 +360,11 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 	}
 	if !rescore {
 		return fmt.Errorf("%w: %s has evaluator %s, labels %v, pass@5 %v, condition %q, shard %q; this run has %s, %v, %v, %q, %q (use a new directory or rescore)",
-			ErrMetaMismatch, filepath.Join(dir, MetaFile), have.EvaluatorVersion, have.ClassifyFailures, have.PassAt5, have.Condition, have.Shard,
+			ErrMetaMismatch, filepath.Join(dir, pool.MetaFile), have.EvaluatorVersion, have.ClassifyFailures, have.PassAt5, have.Condition, have.Shard,
 			want.EvaluatorVersion, want.ClassifyFailures, want.PassAt5, want.Condition, want.Shard)
 	}
 	log.Warn("rescoring: deleting old results", "dir", dir)
-	for _, f := range []string{ResultsFile, SummaryFile} {
+	for _, f := range []string{pool.ResultsFile, pool.SummaryFile} {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -375,7 +376,7 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 // retried) and duplicates, rewriting the file when it drops a record, and
 // returns the completed task ids of the work set with their samples hashes.
 func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]string, error) {
-	results, valid, err := ReadResults(path)
+	results, valid, err := pool.ReadResults(path)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +385,7 @@ func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]s
 		inWork[w.pred.TaskID] = true
 	}
 	done := map[string]string{}
-	var keep []TaskResult
+	var keep []pool.TaskResult
 	dropped, foreign := 0, 0
 	for _, r := range results {
 		if _, dup := done[r.TaskID]; r.InfraError() || dup {
@@ -420,7 +421,7 @@ func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]s
 // runPending evaluates pending with a worker pool, appending each result to
 // path as it completes.
 func (cfg RunConfig) runPending(ctx context.Context, path string, pending []workItem, done int, log *slog.Logger) error {
-	_, valid, err := ReadResults(path)
+	_, valid, err := pool.ReadResults(path)
 	if err != nil {
 		return err
 	}
@@ -443,7 +444,7 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 	}
 	workers = min(workers, len(pending))
 	jobs := make(chan workItem)
-	out := make(chan TaskResult)
+	out := make(chan pool.TaskResult)
 	fl := newInFlight()
 	var wg sync.WaitGroup
 	for range workers {
@@ -521,17 +522,17 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 }
 
 // evaluateTask evaluates a task's samples in order and builds its
-// TaskResult; ok is false when ctx was cancelled before it finished.
-func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Logger) (TaskResult, bool) {
+// pool.TaskResult; ok is false when ctx was cancelled before it finished.
+func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Logger) (pool.TaskResult, bool) {
 	if w.missing {
 		r := newTaskResult(w.index, w.task, cfg.Condition, []Verdict{{
-			Status: StatusNoPrediction, Label: LabelWrongAPISelection, Rule: "novelapi:no-prediction",
+			Status: pool.StatusNoPrediction, Label: pool.LabelWrongAPISelection, Rule: "novelapi:no-prediction",
 			Rationale: "no prediction for this task; scored as an empty response (protocol §9.6)",
 		}})
 		r.SamplesHash = cfg.samplesHash(w)
 		return r, true
 	}
-	var expected *ExpectedCalls
+	var expected *pool.ExpectedCalls
 	if cfg.Expected != nil {
 		expected = cfg.Expected[w.pred.TaskID]
 	}
@@ -540,7 +541,7 @@ func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Log
 	for i := range n {
 		v, ok := cfg.evaluateSample(ctx, w, expected, w.pred.Samples[i], log)
 		if !ok {
-			return TaskResult{}, false
+			return pool.TaskResult{}, false
 		}
 		verdicts[i] = v
 	}
@@ -555,17 +556,17 @@ func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Log
 
 // dropResults rewrites path without the results of the tasks in drop.
 func dropResults(path string, drop map[string]bool) error {
-	results, _, err := ReadResults(path)
+	results, _, err := pool.ReadResults(path)
 	if err != nil {
 		return err
 	}
-	return writeResults(path, slices.DeleteFunc(results, func(r TaskResult) bool { return drop[r.TaskID] }))
+	return writeResults(path, slices.DeleteFunc(results, func(r pool.TaskResult) bool { return drop[r.TaskID] }))
 }
 
 // evaluateSample evaluates one response, retrying infrastructure errors
 // (sandbox-spec §4.7). An error from the Evaluator becomes an INFRA_ERROR
 // verdict; ok is false only when ctx is done.
-func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *ExpectedCalls, response string, log *slog.Logger) (Verdict, bool) {
+func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *pool.ExpectedCalls, response string, log *slog.Logger) (Verdict, bool) {
 	var v Verdict
 	for attempt := 0; attempt <= DefaultInfraRetries; attempt++ {
 		var err error
@@ -574,9 +575,9 @@ func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *E
 			return Verdict{}, false
 		}
 		if err != nil {
-			v = Verdict{Status: StatusInfraError, InfraError: err.Error(), Error: truncTail(err.Error(), 500)}
+			v = Verdict{Status: pool.StatusInfraError, InfraError: err.Error(), Error: truncTail(err.Error(), 500)}
 		}
-		if v.Status != StatusInfraError {
+		if v.Status != pool.StatusInfraError {
 			if attempt > 0 {
 				v.Retried = true
 			}
@@ -587,11 +588,11 @@ func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *E
 	return v, true
 }
 
-// newTaskResult builds the TaskResult of a task from its samples' verdicts
+// newTaskResult builds the pool.TaskResult of a task from its samples' verdicts
 // (protocol §4.7); verdicts[0] is the greedy sample.
-func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) TaskResult {
+func newTaskResult(index int, t *pool.Task, condition string, verdicts []Verdict) pool.TaskResult {
 	g := verdicts[0]
-	r := TaskResult{
+	r := pool.TaskResult{
 		TaskID: t.TaskID, APIName: t.APIName, Library: t.Library, Domain: t.Domain, Difficulty: t.Difficulty,
 		Passed: g.Passed, Label: g.Label, Rationale: g.Rationale, ExceptionType: g.ExceptionType, Error: g.Error,
 		Condition: condition, Novelty: t.Novelty, Status: g.Status, Rule: g.Rule,
@@ -601,13 +602,13 @@ func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) Tas
 		CalledAPIs: g.CalledAPIs, SpyOff: !t.SpyNeeded(), Group: t.Group,
 	}
 	if t.SpyNeeded() {
-		r.RequiredAPIs = t.targets()
+		r.RequiredAPIs = t.Targets()
 	}
 	if g.Passed {
 		r.Error = ""
 	}
 	for _, v := range verdicts {
-		if v.Status == StatusInfraError {
+		if v.Status == pool.StatusInfraError {
 			continue
 		}
 		r.NSamples++
@@ -618,9 +619,9 @@ func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) Tas
 		r.PassAt5 = &p
 	}
 	if len(verdicts) > 1 {
-		r.Samples = make([]SampleVerdict, len(verdicts))
+		r.Samples = make([]pool.SampleVerdict, len(verdicts))
 		for i, v := range verdicts {
-			r.Samples[i] = SampleVerdict{
+			r.Samples[i] = pool.SampleVerdict{
 				Passed: v.Passed, Label: v.Label, Rule: v.Rule, Status: v.Status, ExceptionType: v.ExceptionType,
 				Executed: v.Executed, TargetCalled: v.TargetCalled, CalledAPIs: v.CalledAPIs, NonexistentCalls: v.NonexistentCalls,
 				SignatureErrors: v.SignatureErrors, WallMS: v.Wall.Milliseconds(),
@@ -633,7 +634,7 @@ func newTaskResult(index int, t *Task, condition string, verdicts []Verdict) Tas
 // finish reads the run's results, orders them by prediction index, writes
 // summary.json atomically and returns it. work nil means every result.
 func finish(dir string, work []workItem, version string, shards []string) (Summary, error) {
-	results, _, err := ReadResults(filepath.Join(dir, ResultsFile))
+	results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 	if err != nil {
 		return Summary{}, err
 	}
@@ -642,12 +643,12 @@ func finish(dir string, work []workItem, version string, shards []string) (Summa
 		for _, w := range work {
 			in[w.pred.TaskID] = true
 		}
-		results = slices.DeleteFunc(results, func(r TaskResult) bool { return !in[r.TaskID] })
+		results = slices.DeleteFunc(results, func(r pool.TaskResult) bool { return !in[r.TaskID] })
 	}
-	slices.SortStableFunc(results, func(a, b TaskResult) int { return a.Index - b.Index })
+	slices.SortStableFunc(results, func(a, b pool.TaskResult) int { return a.Index - b.Index })
 	s := Summarize(results, version)
 	s.Shards = shards
-	return s, atomicfile.WriteJSON(filepath.Join(dir, SummaryFile), s)
+	return s, atomicfile.WriteJSON(filepath.Join(dir, pool.SummaryFile), s)
 }
 
 // newBar returns a progress bar on w over the pending tasks with count,

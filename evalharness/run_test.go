@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // fakeHarness decides a response by its text: "pass", "crash", "wrong:<Label>",
@@ -30,7 +31,7 @@ type fakeHarness struct {
 	flaky  map[string]bool
 }
 
-func (f *fakeHarness) Evaluate(ctx context.Context, task *evalharness.Task, expected *evalharness.ExpectedCalls, response string) (evalharness.Verdict, error) {
+func (f *fakeHarness) Evaluate(ctx context.Context, task *pool.Task, expected *pool.ExpectedCalls, response string) (evalharness.Verdict, error) {
 	n := f.calls.Add(1)
 	if f.onCall != nil {
 		f.onCall(n)
@@ -59,36 +60,36 @@ func (f *fakeHarness) Evaluate(ctx context.Context, task *evalharness.Task, expe
 	return evalharness.Verdict{}, fmt.Errorf("fake: unknown response %q", response)
 }
 
-// pool returns n tasks and predictions cycling through the fake outcomes;
+// fakePool returns n tasks and predictions cycling through the fake outcomes;
 // every third task has 5 samples.
-func pool(n int) ([]*evalharness.Task, []*evalharness.Prediction) {
+func fakePool(n int) ([]*pool.Task, []*pool.Prediction) {
 	outcomes := []string{"pass", "crash", "wrong:WrongParam", "pass", "wrong:WrongLogic", "flaky", "pass"}
 	libs := []string{"numpy", "scipy", "pandas"}
 	diffs := []string{"easy", "medium", "hard"}
-	var tasks []*evalharness.Task
-	var preds []*evalharness.Prediction
+	var tasks []*pool.Task
+	var preds []*pool.Prediction
 	for i := range n {
 		id := fmt.Sprintf("t%03d", i)
-		tasks = append(tasks, &evalharness.Task{TaskID: id, APIName: libs[i%3] + ".f", Library: libs[i%3], Domain: "data_science",
+		tasks = append(tasks, &pool.Task{TaskID: id, APIName: libs[i%3] + ".f", Library: libs[i%3], Domain: "data_science",
 			Difficulty: diffs[i%3], Novelty: []string{"new", "modified"}[i%2]})
 		samples := []string{outcomes[i%len(outcomes)]}
 		if i%3 == 0 {
 			samples = append(samples, "pass", "crash", "wrong:WrongLogic", "pass")
 		}
-		preds = append(preds, &evalharness.Prediction{TaskID: id, Cell: "S+E", Samples: samples})
+		preds = append(preds, &pool.Prediction{TaskID: id, Cell: "S+E", Samples: samples})
 	}
 	return tasks, preds
 }
 
-func readLines(t testing.TB, path string) []evalharness.TaskResult {
+func readLines(t testing.TB, path string) []pool.TaskResult {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []evalharness.TaskResult
+	var out []pool.TaskResult
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var r evalharness.TaskResult
+		var r pool.TaskResult
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("%s:%d: %v", path, i+1, err)
 		}
@@ -97,7 +98,7 @@ func readLines(t testing.TB, path string) []evalharness.TaskResult {
 	return out
 }
 
-func ids(rs []evalharness.TaskResult) map[string]int {
+func ids(rs []pool.TaskResult) map[string]int {
 	m := map[string]int{}
 	for _, r := range rs {
 		m[r.TaskID]++
@@ -106,7 +107,7 @@ func ids(rs []evalharness.TaskResult) map[string]int {
 }
 
 func TestRun(t *testing.T) {
-	tasks, preds := pool(21)
+	tasks, preds := fakePool(21)
 	dir := t.TempDir()
 	var progress strings.Builder
 	s, err := evalharness.Run(t.Context(), evalharness.RunConfig{
@@ -116,7 +117,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := readLines(t, filepath.Join(dir, evalharness.ResultsFile))
+	rs := readLines(t, filepath.Join(dir, pool.ResultsFile))
 	if len(rs) != 21 || len(ids(rs)) != 21 {
 		t.Fatalf("results.jsonl has %d lines, %d ids; want 21, 21", len(rs), len(ids(rs)))
 	}
@@ -157,7 +158,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRun_InfraErrorsExcluded(t *testing.T) {
-	tasks, preds := pool(4)
+	tasks, preds := fakePool(4)
 	preds[1].Samples = []string{"infra"}
 	dir := t.TempDir()
 	h := &fakeHarness{flaky: map[string]bool{}}
@@ -178,14 +179,14 @@ func TestRun_InfraErrorsExcluded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := readLines(t, filepath.Join(dir, evalharness.ResultsFile))
+	rs := readLines(t, filepath.Join(dir, pool.ResultsFile))
 	if len(rs) != 4 || s.N != 4 || len(s.InfraErrors) != 0 {
 		t.Errorf("after rerun: %d lines, N %d, infra %v; want 4, 4, []", len(rs), s.N, s.InfraErrors)
 	}
 }
 
 func TestRun_ResumeAfterCancel(t *testing.T) {
-	tasks, preds := pool(30)
+	tasks, preds := fakePool(30)
 	full := t.TempDir()
 	want, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: full, Log: runLog, Workers: 2, Harness: &fakeHarness{flaky: map[string]bool{}}})
 	if err != nil {
@@ -203,15 +204,15 @@ func TestRun_ResumeAfterCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Run error = %v; want context.Canceled", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, evalharness.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, pool.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cancelled Run wrote summary.json (stat err %v)", err)
 	}
-	partial := readLines(t, filepath.Join(dir, evalharness.ResultsFile))
+	partial := readLines(t, filepath.Join(dir, pool.ResultsFile))
 	if len(partial) == 0 || len(partial) >= 30 {
 		t.Fatalf("cancelled run kept %d results; want some but not all", len(partial))
 	}
 	// Simulate a torn write at the kill.
-	f, err := os.OpenFile(filepath.Join(dir, evalharness.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(dir, pool.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestRun_ResumeAfterCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := readLines(t, filepath.Join(dir, evalharness.ResultsFile))
+	rs := readLines(t, filepath.Join(dir, pool.ResultsFile))
 	for id, c := range ids(rs) {
 		if c != 1 {
 			t.Errorf("task %s appears %d times", id, c)
@@ -237,7 +238,7 @@ func TestRun_ResumeAfterCancel(t *testing.T) {
 }
 
 func TestRun_MetaMismatch(t *testing.T) {
-	tasks, preds := pool(3)
+	tasks, preds := fakePool(3)
 	dir := t.TempDir()
 	cfg := evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog, Harness: &fakeHarness{flaky: map[string]bool{}}, EvaluatorVersion: "aaaaaaaaaaaaaaaa"}
 	if _, err := evalharness.Run(t.Context(), cfg); err != nil {
@@ -251,14 +252,14 @@ func TestRun_MetaMismatch(t *testing.T) {
 	if _, err := evalharness.Run(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if rs := readLines(t, filepath.Join(dir, evalharness.ResultsFile)); len(rs) != 3 {
+	if rs := readLines(t, filepath.Join(dir, pool.ResultsFile)); len(rs) != 3 {
 		t.Errorf("rescored run has %d results; want 3", len(rs))
 	}
 }
 
 func TestRun_UnknownTask(t *testing.T) {
-	tasks, preds := pool(3)
-	preds = append(preds, &evalharness.Prediction{TaskID: "nope", Samples: []string{"pass"}})
+	tasks, preds := fakePool(3)
+	preds = append(preds, &pool.Prediction{TaskID: "nope", Samples: []string{"pass"}})
 	_, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: t.TempDir(), Harness: &fakeHarness{}})
 	if err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("err = %v; want one naming the unknown task", err)
@@ -266,7 +267,7 @@ func TestRun_UnknownTask(t *testing.T) {
 }
 
 func TestShardMerge(t *testing.T) {
-	tasks, preds := pool(23)
+	tasks, preds := fakePool(23)
 	whole := t.TempDir()
 	want, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: whole, Log: runLog, Harness: &fakeHarness{flaky: map[string]bool{}}, Condition: "S+E"})
 	if err != nil {
@@ -300,12 +301,12 @@ func TestShardMerge(t *testing.T) {
 		t.Errorf("Shards = %v; want three", got.Shards)
 	}
 	// Merged results are in prediction order and equal the unsharded ones.
-	wantRs := readLines(t, filepath.Join(whole, evalharness.ResultsFile))
-	gotRs := readLines(t, filepath.Join(out, evalharness.ResultsFile))
+	wantRs := readLines(t, filepath.Join(whole, pool.ResultsFile))
+	gotRs := readLines(t, filepath.Join(out, pool.ResultsFile))
 	if len(gotRs) != len(wantRs) {
 		t.Fatalf("merged %d results; want %d", len(gotRs), len(wantRs))
 	}
-	byID := map[string]evalharness.TaskResult{}
+	byID := map[string]pool.TaskResult{}
 	for _, r := range wantRs {
 		r.WallMS = 0
 		byID[r.TaskID] = r
@@ -354,7 +355,7 @@ func TestParseShard(t *testing.T) {
 
 func TestReadResults_TornTail(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, evalharness.ResultsFile)
+	path := filepath.Join(dir, pool.ResultsFile)
 	good := `{"task_id":"a","passed":true,"label":"Pass"}` + "\n" + `{"task_id":"b","passed":false,"label":"WrongLogic"}` + "\n"
 	tests := []struct {
 		name      string
@@ -373,7 +374,7 @@ func TestReadResults_TornTail(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rs, valid, err := evalharness.ReadResults(path)
+			rs, valid, err := pool.ReadResults(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v; want containing %q", err, tt.wantErr)

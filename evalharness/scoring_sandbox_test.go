@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // TestEvaluate_Adversarial runs completions that try to pass without a
@@ -11,7 +13,7 @@ import (
 func TestEvaluate_Adversarial(t *testing.T) {
 	h := newTestHarness(t)
 	tasks, exp := loadFixture(t)
-	byID := map[string]*Task{}
+	byID := map[string]*pool.Task{}
 	for _, task := range tasks {
 		byID[task.TaskID] = task
 	}
@@ -24,21 +26,21 @@ func TestEvaluate_Adversarial(t *testing.T) {
 	}{
 		{"PatchedBuiltins", "np_matrix_norm_medium",
 			"import builtins\nbuiltins.any = lambda *a, **k: True\nbuiltins.all = lambda *a, **k: True\nnorms = np.linalg.matrix_norm(stack*0, ord='fro', keepdims=True)",
-			StatusWrongAnswer, true, LabelWrongLogic, "reproduces reference call"},
+			pool.StatusWrongAnswer, true, pool.LabelWrongLogic, "reproduces reference call"},
 		{"ForgedRecords", "np_matrix_norm_medium",
 			"norms = np.linalg.matrix_norm(stack*0, ord='fro', keepdims=True)\n_spy_check_calls = lambda *a: None\n_target_api_calls.extend([{}] * 5)",
-			StatusWrongAnswer, true, LabelWrongLogic, "reproduces reference call"},
+			pool.StatusWrongAnswer, true, pool.LabelWrongLogic, "reproduces reference call"},
 		{"WrittenCounter", "np_cumulative_sum_easy",
 			"_target_api_call_count[0] = 5\nrunning = np.cumsum(np.concatenate([np.zeros((2,1)), daily], axis=1), axis=1)",
-			StatusHarnessTamper, false, LabelWrongAPISelection, "wrote _target_api_call_count"},
+			pool.StatusHarnessTamper, false, pool.LabelWrongAPISelection, "wrote _target_api_call_count"},
 		{"ReboundCounter", "np_cumulative_sum_easy",
 			"_target_api_call_count = [5]\nrunning = np.cumsum(np.concatenate([np.zeros((2,1)), daily], axis=1), axis=1)",
-			StatusHarnessTamper, false, LabelWrongAPISelection, "rebound _target_api_call_count"},
+			pool.StatusHarnessTamper, false, pool.LabelWrongAPISelection, "rebound _target_api_call_count"},
 		{"ExitBeforeTest", "np_matrix_transpose_easy",
 			"import os\nprint('PASSED')\nos._exit(0)",
-			StatusHarnessTamper, false, LabelWrongAPISelection, ""},
+			pool.StatusHarnessTamper, false, pool.LabelWrongAPISelection, ""},
 		{"Honest", "np_matrix_norm_medium",
-			byID["np_matrix_norm_medium"].MaskedRegion, StatusPass, true, LabelPass, ""},
+			byID["np_matrix_norm_medium"].MaskedRegion, pool.StatusPass, true, pool.LabelPass, ""},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
@@ -52,7 +54,7 @@ func TestEvaluate_Adversarial(t *testing.T) {
 				t.Errorf("Evaluate = status %s, called %v (%d calls), label %s (%s: %s), error %q; want %s, %v, %s, error with %q",
 					v.Status, v.TargetCalled, v.SpyCalls, v.Label, v.Rule, v.Rationale, v.Error, tt.wantStatus, tt.wantCalled, tt.wantLabel, tt.wantErr)
 			}
-			if tt.wantStatus == StatusHarnessTamper && (v.Rule != "novelapi:harness-tamper" || !strings.Contains(v.Rationale, "harness tamper")) {
+			if tt.wantStatus == pool.StatusHarnessTamper && (v.Rule != "novelapi:harness-tamper" || !strings.Contains(v.Rationale, "harness tamper")) {
 				t.Errorf("tamper rule %q rationale %q; want novelapi:harness-tamper", v.Rule, v.Rationale)
 			}
 		})
@@ -64,8 +66,8 @@ func TestEvaluate_Adversarial(t *testing.T) {
 func TestCheckCode_Reasons(t *testing.T) {
 	h := newTestHarness(t)
 	tests := []struct{ name, code, status, reason string }{
-		{"Tamper", "import os\nos._exit(0)", StatusHarnessTamper, "harness tamper"},
-		{"Syntax", "x = (", StatusCompileError, "does not compile"},
+		{"Tamper", "import os\nos._exit(0)", pool.StatusHarnessTamper, "harness tamper"},
+		{"Syntax", "x = (", pool.StatusCompileError, "does not compile"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

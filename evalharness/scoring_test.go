@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 func TestRun_ResumeChangedPredictions(t *testing.T) {
-	tasks, preds := pool(4)
+	tasks, preds := fakePool(4)
 	dir := t.TempDir()
 	h := &fakeHarness{flaky: map[string]bool{}}
 	cfg := evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Workers: 2, Harness: h}
@@ -21,7 +22,7 @@ func TestRun_ResumeChangedPredictions(t *testing.T) {
 	before := h.calls.Load()
 	changed := *preds[1]
 	changed.Samples = []string{"pass"} // was "crash"
-	cfg.Predictions = append(append([]*evalharness.Prediction{}, preds[:1]...), &changed)
+	cfg.Predictions = append(append([]*pool.Prediction{}, preds[:1]...), &changed)
 	cfg.Predictions = append(cfg.Predictions, preds[2:]...)
 	s, err := evalharness.Run(t.Context(), cfg)
 	if err != nil {
@@ -30,7 +31,7 @@ func TestRun_ResumeChangedPredictions(t *testing.T) {
 	if got := h.calls.Load() - before; got != 1 {
 		t.Errorf("resume evaluated %d samples; want 1 (the changed task only)", got)
 	}
-	rs := readLines(t, filepath.Join(dir, evalharness.ResultsFile))
+	rs := readLines(t, filepath.Join(dir, pool.ResultsFile))
 	if len(rs) != 4 {
 		t.Fatalf("results.jsonl has %d records; want 4", len(rs))
 	}
@@ -55,18 +56,18 @@ func TestRun_ResumeChangedPredictions(t *testing.T) {
 }
 
 func TestRun_ScoreMissing(t *testing.T) {
-	tasks, preds := pool(8)
+	tasks, preds := fakePool(8)
 	dir := t.TempDir()
 	cfg := evalharness.RunConfig{Tasks: tasks, Predictions: preds[:5], OutDir: dir, Harness: &fakeHarness{flaky: map[string]bool{}}, ScoreMissing: true}
 	s, err := evalharness.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.N != 8 || s.NoPrediction != 3 || s.Statuses[evalharness.StatusNoPrediction] != 3 {
+	if s.N != 8 || s.NoPrediction != 3 || s.Statuses[pool.StatusNoPrediction] != 3 {
 		t.Errorf("summary n=%d no_prediction=%d statuses=%v; want 8, 3, NO_PREDICTION 3", s.N, s.NoPrediction, s.Statuses)
 	}
-	for _, r := range readLines(t, filepath.Join(dir, evalharness.ResultsFile)) {
-		if r.Status == evalharness.StatusNoPrediction && (r.Passed || r.Label != evalharness.LabelWrongAPISelection || r.Rule != "novelapi:no-prediction") {
+	for _, r := range readLines(t, filepath.Join(dir, pool.ResultsFile)) {
+		if r.Status == pool.StatusNoPrediction && (r.Passed || r.Label != pool.LabelWrongAPISelection || r.Rule != "novelapi:no-prediction") {
 			t.Errorf("%s: %+v; want a failure labelled WrongAPISelection by novelapi:no-prediction", r.TaskID, r)
 		}
 	}
@@ -78,12 +79,12 @@ func TestRun_ScoreMissing(t *testing.T) {
 }
 
 func TestSummary_Keys(t *testing.T) {
-	tasks, preds := pool(6)
+	tasks, preds := fakePool(6)
 	dir := t.TempDir()
 	if _, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Harness: &fakeHarness{flaky: map[string]bool{}}}); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, evalharness.SummaryFile))
+	data, err := os.ReadFile(filepath.Join(dir, pool.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +103,8 @@ func TestSummary_Keys(t *testing.T) {
 }
 
 func TestCheckExpected(t *testing.T) {
-	tasks, preds := pool(3)
-	err := evalharness.CheckExpected(tasks, preds, map[string]*evalharness.ExpectedCalls{"t000": {Status: evalharness.CallsOK}})
+	tasks, preds := fakePool(3)
+	err := evalharness.CheckExpected(tasks, preds, map[string]*pool.ExpectedCalls{"t000": {Status: pool.CallsOK}})
 	me, ok := errors.AsType[*evalharness.MissingExpectedError](err)
 	if !ok || len(me.Tasks) != 2 {
 		t.Fatalf("CheckExpected = %v; want 2 tasks without records", err)

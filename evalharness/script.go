@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/novelapi/novelapi/internal/pysyntax"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Script assembly, novelapibench-protocol §4.1. The setup text holds parts
@@ -41,26 +44,11 @@ func importLine(apiName string, tolerant bool) string {
 	return b.String()
 }
 
-// isIdentifier reports whether s is a Python identifier (ASCII letters,
-// digits, underscore and Unicode letters; not starting with a digit).
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 // leafBinding is part [D]: bind the bare leaf to the (patched) target when
 // the script has not defined it.
 func leafBinding(apiName string) string {
 	i := strings.LastIndexByte(apiName, '.')
-	if i < 0 || !isIdentifier(apiName[i+1:]) {
+	if i < 0 || !pysyntax.IsIdentifier(apiName[i+1:]) {
 		return ""
 	}
 	leaf, parent := apiName[i+1:], apiName[:i]
@@ -104,17 +92,6 @@ func recordingMonitor(targets []string, aliases []spyAlias) string {
 	return pyFile("fingerprint.py") + "\n\n" + mon
 }
 
-// targets returns the APIs the task's monitor watches.
-func (t *Task) targets() []string {
-	out := []string{t.APIName}
-	for _, s := range t.SpyAPIs {
-		if s != "" && s != t.APIName {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // reseedPrelude is part [G] when building reference records (§4.5 step 2).
 func reseedPrelude(seed int, torch bool) string {
 	s := fmt.Sprintf("import random as _rs_random\n_rs_random.seed(%d)\nimport sys as _rs_sys\nif \"numpy\" in _rs_sys.modules:\n    _rs_sys.modules[\"numpy\"].random.seed(%d)", seed, seed)
@@ -140,7 +117,7 @@ type setupOptions struct {
 // buildSetup joins parts [A]-[G] for task (§4.1), with the task's hidden
 // setup [A'] between [A] and the monitor [B]. Tasks without a spy get only
 // the hidden setup and the context.
-func buildSetup(t *Task, o setupOptions) string {
+func buildSetup(t *pool.Task, o setupOptions) string {
 	var parts []string
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
@@ -155,7 +132,7 @@ func buildSetup(t *Task, o setupOptions) string {
 	}
 	add(importLine(t.APIName, o.tolerantImport))
 	add(t.HiddenSetup) // [A'], novelapi: installs what the monitor must wrap
-	add(recordingMonitor(t.targets(), o.aliases))
+	add(recordingMonitor(t.Targets(), o.aliases))
 	add(t.ContextCode)
 	if o.leafBinding {
 		add(leafBinding(t.APIName))
@@ -181,25 +158,15 @@ func CallCheck(expected []json.RawMessage) string {
 	return strings.Replace(pyFile("call_check.py"), "__NOVELAPI_EXPECTED__", pyStr(b.String()), 1)
 }
 
-// spliceTest inserts the call-record check after the first EndCheckMarker
+// spliceTest inserts the call-record check after the first pool.EndCheckMarker
 // of executionTest (§4.1). expected nil means no check (reference runs).
 func spliceTest(executionTest string, expected []json.RawMessage, withCheck bool) (string, error) {
 	if !withCheck {
 		return executionTest, nil
 	}
-	head, tail, ok := strings.Cut(executionTest, EndCheckMarker)
+	head, tail, ok := strings.Cut(executionTest, pool.EndCheckMarker)
 	if !ok {
-		return "", errors.New("execution_test lacks the " + EndCheckMarker + " marker")
+		return "", errors.New("execution_test lacks the " + pool.EndCheckMarker + " marker")
 	}
-	return head + EndCheckMarker + "\n" + CallCheck(expected) + tail, nil
-}
-
-// CheckBlock returns the monitor check block that starts every assertion
-// layer (novelapibench-protocol §4.1, layout item 1), ending with
-// EndCheckMarker. Task generators prepend it to the layer-1 scenario.
-func CheckBlock(apiName string) string {
-	return "# --- target-API call check (auto-injected) ---\n" +
-		"assert _target_api_spy_installed, " + pyStr("target-API spy failed to install for "+apiName) + "\n" +
-		"assert _target_api_call_count[0] > 0, " + pyStr("solution did not call target API "+apiName) + "\n" +
-		"_target_api_call_count[0] = 0\n" + EndCheckMarker + "\n"
+	return head + pool.EndCheckMarker + "\n" + CallCheck(expected) + tail, nil
 }

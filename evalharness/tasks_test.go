@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and generated testdata")
@@ -23,23 +25,23 @@ const (
 
 // buildTestTasks turns testdata/tasks/src/*.txtar (task metadata as the
 // comment, then context.py, masked.py and scenario.py) into protocol tasks.
-func buildTestTasks(t testing.TB) []*Task {
+func buildTestTasks(t testing.TB) []*pool.Task {
 	t.Helper()
 	paths, _ := filepath.Glob("testdata/tasks/src/*.txtar")
 	sort.Strings(paths)
-	var tasks []*Task
+	var tasks []*pool.Task
 	for _, p := range paths {
 		a := readTxtar(t, p)
-		task := new(Task)
+		task := new(pool.Task)
 		if err := json.Unmarshal([]byte(a.Comment), task); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		task.ContextCode = strings.TrimSpace(a.Files["context.py"])
 		task.MaskedRegion = strings.TrimSpace(a.Files["masked.py"])
 		task.ReferenceSolution = task.ContextCode + "\n" + task.MaskedRegion
-		task.TestHarness = TestHarness{
-			SetupCode:          StockMonitor(task.APIName),
-			ExecutionTest:      CheckBlock(task.APIName) + strings.TrimSpace(a.Files["scenario.py"]),
+		task.TestHarness = pool.TestHarness{
+			SetupCode:          pool.StockMonitor(task.APIName),
+			ExecutionTest:      pool.CheckBlock(task.APIName) + strings.TrimSpace(a.Files["scenario.py"]),
 			TargetAPI:          task.APIName,
 			GenerationMethod:   "execute_then_assert",
 			ScenariosSucceeded: 1,
@@ -56,11 +58,11 @@ func TestTestTasks_UpToDate(t *testing.T) {
 		t.Fatalf("only %d test tasks", len(tasks))
 	}
 	if *update {
-		if err := WriteTasks(tasksPath, tasks); err != nil {
+		if err := pool.WriteTasks(tasksPath, tasks); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := LoadTasks(tasksPath, LoadOptions{})
+	got, err := pool.LoadTasks(tasksPath, pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestRecordExpectedCalls(t *testing.T) {
 	if !*update && len(tasks) > 3 {
 		tasks = tasks[:3] // determinism check on a subset; -update rebuilds all
 	}
-	recs := make([]*ExpectedCalls, len(tasks))
+	recs := make([]*pool.ExpectedCalls, len(tasks))
 	parallelDo(t, len(tasks), func(i int) {
 		ec, err := h.RecordExpectedCalls(context.Background(), tasks[i])
 		if err != nil {
@@ -92,16 +94,16 @@ func TestRecordExpectedCalls(t *testing.T) {
 		if ec == nil {
 			continue
 		}
-		if ec.Status != CallsOK || len(ec.Expected) == 0 || ec.NRuns != 4 {
+		if ec.Status != pool.CallsOK || len(ec.Expected) == 0 || ec.NRuns != 4 {
 			t.Errorf("%s: status %s, %d records, %d runs; want ok with records from 4 runs", task.TaskID, ec.Status, len(ec.Expected), ec.NRuns)
 		}
 	}
 	if *update {
-		if err := WriteExpectedCalls(expectedPath, recs); err != nil {
+		if err := pool.WriteExpectedCalls(expectedPath, recs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := LoadExpectedCalls(expectedPath)
+	want, err := pool.LoadExpectedCalls(expectedPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +123,12 @@ func TestMutation(t *testing.T) {
 	tasks, exp := loadFixture(t)
 	ctx := context.Background()
 	type item struct {
-		task *Task
+		task *pool.Task
 		m    Mutant // Name "" for the reference
 	}
 	var items []item
 	for _, task := range tasks {
-		items = append(items, item{task: task, m: Mutant{Code: task.MaskedRegion, Want: LabelPass}})
+		items = append(items, item{task: task, m: Mutant{Code: task.MaskedRegion, Want: pool.LabelPass}})
 		for _, m := range Mutants(task) {
 			items = append(items, item{task, m})
 		}
@@ -157,7 +159,7 @@ func TestMutation(t *testing.T) {
 		}
 	}
 	t.Log("\n" + confusionTable(confusion))
-	for _, want := range Labels {
+	for _, want := range pool.Labels {
 		row := confusion[want]
 		n := 0
 		for _, c := range row {
@@ -173,8 +175,8 @@ func TestMutation(t *testing.T) {
 }
 
 func confusionTable(c map[string]map[string]int) string {
-	cols := append([]string{}, Labels...)
-	cols = append(cols, LabelPass, "")
+	cols := append([]string{}, pool.Labels...)
+	cols = append(cols, pool.LabelPass, "")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s", "want \\ got")
 	for _, col := range cols {
@@ -185,7 +187,7 @@ func confusionTable(c map[string]map[string]int) string {
 		fmt.Fprintf(&b, " %6.6s", strings.TrimPrefix(name, "Wrong"))
 	}
 	b.WriteString("\n")
-	for _, want := range Labels {
+	for _, want := range pool.Labels {
 		if c[want] == nil {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Failure taxonomy, novelapibench-protocol §5.2: the protocol's
@@ -67,7 +69,7 @@ func errorSnippet(stderr string) string { return lastRunes(pyStrip(stderr), 500)
 
 // failureFacts is what the classifier knows about one failed run.
 type failureFacts struct {
-	Task     *Task
+	Task     *pool.Task
 	Code     string // extracted completion
 	Stderr   string // first StderrKeep chars
 	ExcType  string // exceptionType(Stderr), or "Timeout"
@@ -87,9 +89,9 @@ type failureFacts struct {
 func tamperClass(f *failureFacts) classification {
 	called := f.Recs != nil && f.Recs.Spy != nil && f.Recs.Spy.Count > 0
 	if called {
-		return classification{Label: LabelWrongLogic, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the target was called but the test verdict was prevented")}
+		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the target was called but the test verdict was prevented")}
 	}
-	return classification{Label: LabelWrongAPISelection, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the completion never called the target API " + f.Task.APIName)}
+	return classification{Label: pool.LabelWrongAPISelection, Rule: "novelapi:harness-tamper", Rationale: clip("harness tamper: " + f.Tamper + "; the completion never called the target API " + f.Task.APIName)}
 }
 
 // classification is a label with its rule and rationale.
@@ -117,22 +119,22 @@ func subclassifyAPI(exc, rationale, leaf string, apiCalled bool) string {
 	switch {
 	case exc == "SyntaxError" || exc == "IndentationError" ||
 		strings.Contains(r, "empty stub") || strings.Contains(r, "pass-only") || strings.Contains(r, "pass only"):
-		return LabelWrongSyntax
+		return pool.LabelWrongSyntax
 	case exc == "NameError" || exc == "ImportError" || exc == "ModuleNotFoundError":
 		if apiCalled || (leaf != "" && strings.Contains(r, strings.ToLower(leaf))) || strings.Contains(r, "target api symbol") {
-			return LabelWrongImport
+			return pool.LabelWrongImport
 		}
-		return LabelWrongAPISelection
+		return pool.LabelWrongAPISelection
 	case apiCalled:
 		if exc == "AssertionError" {
-			return LabelWrongAPISelection
+			return pool.LabelWrongAPISelection
 		}
 		if exc == "AttributeError" && leaf != "" && strings.Contains(r, strings.ToLower(leaf)) {
-			return LabelWrongAPISelection
+			return pool.LabelWrongAPISelection
 		}
-		return LabelWrongImport
+		return pool.LabelWrongImport
 	}
-	return LabelWrongAPISelection
+	return pool.LabelWrongAPISelection
 }
 
 // protocolRules applies §5.2 step 2 (a)-(c); ok is false when none applies.
@@ -140,9 +142,9 @@ func protocolRules(f *failureFacts) (classification, bool) {
 	leaf := f.Task.Leaf()
 	switch {
 	case notCalledRE.MatchString(f.Stderr):
-		return classification{LabelWrongAPISelection, "protocol:5.2a", "the completion never called the target API " + f.Task.APIName, false, false}, true
+		return classification{pool.LabelWrongAPISelection, "protocol:5.2a", "the completion never called the target API " + f.Task.APIName, false, false}, true
 	case f.ExcType == "SyntaxError" || f.ExcType == "IndentationError":
-		return classification{Label: LabelWrongSyntax, Rule: "protocol:5.2b", Rationale: clip(f.ExcType + ": the completion does not compile")}, true
+		return classification{Label: pool.LabelWrongSyntax, Rule: "protocol:5.2b", Rationale: clip(f.ExcType + ": the completion does not compile")}, true
 	}
 	if m := nameErrorRE.FindStringSubmatch(f.Stderr); m != nil && f.Task.SpyNeeded() && (m[1] == leaf || m[1] == topPackage(f.Task.APIName)) {
 		rat := fmt.Sprintf("NameError on target API symbol '%s' — model did not import the call", m[1])
@@ -159,7 +161,7 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 	called := r != nil && r.Spy != nil && r.Spy.Count > 0
 	if f.TimedOut {
 		if called {
-			return classification{Label: LabelWrongLogic, Rule: "novelapi:timeout-after-target", Rationale: "timed out after the target API was called (runaway loop or slow surrounding code)"}, true
+			return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:timeout-after-target", Rationale: "timed out after the target API was called (runaway loop or slow surrounding code)"}, true
 		}
 		return classification{}, false
 	}
@@ -173,19 +175,19 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 		shapeText := t.Msg + "\n" + strings.Join(t.Causes, "\n")
 		switch {
 		case t.Exc == "TypeError" && t.Bind != nil && !*t.Bind:
-			return classification{LabelWrongParam, "novelapi:signature-bind", clip("the signature of " + api + " rejected the arguments: " + short), false, true}, true
+			return classification{pool.LabelWrongParam, "novelapi:signature-bind", clip("the signature of " + api + " rejected the arguments: " + short), false, true}, true
 		case t.Exc == "TypeError" && t.Depth == 0 && paramMsgRE.MatchString(t.Msg):
-			return classification{LabelWrongParam, "novelapi:call-site-typeerror", clip("TypeError raised at target call site: " + msg), false, true}, true
+			return classification{pool.LabelWrongParam, "novelapi:call-site-typeerror", clip("TypeError raised at target call site: " + msg), false, true}, true
 		case shapeDtypeRE.MatchString(shapeText):
 			why := short
 			if !shapeDtypeRE.MatchString(t.Msg) && len(t.Causes) > 0 {
 				why = t.Causes[0]
 			}
-			return classification{Label: LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + why)}, true
+			return classification{Label: pool.LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + why)}, true
 		case t.Exc == "TypeError":
-			return classification{LabelWrongParam, "novelapi:target-typeerror", clip("TypeError from " + api + " on its arguments: " + msg), false, true}, true
+			return classification{pool.LabelWrongParam, "novelapi:target-typeerror", clip("TypeError from " + api + " on its arguments: " + msg), false, true}, true
 		case t.Exc == "ValueError":
-			return classification{Label: LabelWrongParam, Rule: "novelapi:target-valueerror", Rationale: clip(api + " rejected an argument value: " + short)}, true
+			return classification{Label: pool.LabelWrongParam, Rule: "novelapi:target-valueerror", Rationale: clip(api + " rejected an argument value: " + short)}, true
 		}
 	}
 	top := topPackage(api)
@@ -205,9 +207,9 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 		}
 		if mod != "" && topPackage(mod) == top {
 			if name == leaf || mentioned {
-				return classification{LabelWrongImport, "novelapi:nonexistent-attribute", clip("wrong module path: " + short), true, false}, true
+				return classification{pool.LabelWrongImport, "novelapi:nonexistent-attribute", clip("wrong module path: " + short), true, false}, true
 			}
-			return classification{LabelWrongAPISelection, "novelapi:hallucinated-attribute", clip("called a name that does not exist in " + top + ": " + short), true, false}, true
+			return classification{pool.LabelWrongAPISelection, "novelapi:hallucinated-attribute", clip("called a name that does not exist in " + top + ": " + short), true, false}, true
 		}
 	case "ModuleNotFoundError", "ImportError":
 		mod := ""
@@ -216,25 +218,25 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 		}
 		if mod != "" && topPackage(mod) == top {
 			if e.NameFrom != nil && *e.NameFrom != "" && *e.NameFrom != leaf && !mentioned {
-				return classification{LabelWrongAPISelection, "novelapi:hallucinated-import", clip("imported a name that does not exist in " + top + ": " + short), true, false}, true
+				return classification{pool.LabelWrongAPISelection, "novelapi:hallucinated-import", clip("imported a name that does not exist in " + top + ": " + short), true, false}, true
 			}
-			return classification{LabelWrongImport, "novelapi:nonexistent-module", clip("module path or import of " + top + " does not exist: " + short), true, false}, true
+			return classification{pool.LabelWrongImport, "novelapi:nonexistent-module", clip("module path or import of " + top + " does not exist: " + short), true, false}, true
 		}
 	case "NameError":
 		if e.Name != nil && *e.Name != "" && leaf != "" {
 			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(*e.Name) + `(?:\.\w+)*\.` + regexp.QuoteMeta(leaf) + `\b`)
 			if re.MatchString(f.Code) {
-				return classification{Label: LabelWrongImport, Rule: "novelapi:unbound-module-alias", Rationale: clip("'" + *e.Name + "' in the path to " + leaf + " was never imported")}, true
+				return classification{Label: pool.LabelWrongImport, Rule: "novelapi:unbound-module-alias", Rationale: clip("'" + *e.Name + "' in the path to " + leaf + " was never imported")}, true
 			}
 		}
 	}
 	switch {
 	case e.Phase == "test" && strings.Contains(msg, "no call to the target API reproduces reference call"):
-		return classification{Label: LabelWrongLogic, Rule: "novelapi:call-record-mismatch", Rationale: clip("target called, but " + msg)}, true
+		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:call-record-mismatch", Rationale: clip("target called, but " + msg)}, true
 	case (e.Phase == "test" || e.Phase == "all") && e.Exc == "AssertionError" && called:
-		return classification{Label: LabelWrongLogic, Rule: "novelapi:assertion-after-target", Rationale: clip("target called; a test assertion failed: " + short)}, true
+		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:assertion-after-target", Rationale: clip("target called; a test assertion failed: " + short)}, true
 	case e.Phase == "solution" && called && e.Target == nil:
-		return classification{Label: LabelWrongLogic, Rule: "novelapi:crash-after-target", Rationale: clip("target called; the surrounding code then raised " + short)}, true
+		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:crash-after-target", Rationale: clip("target called; the surrounding code then raised " + short)}, true
 	}
 	return classification{}, false
 }
@@ -244,7 +246,7 @@ func novelapiRules(f *failureFacts) (classification, bool) {
 func fallbackClass(f *failureFacts, why string) classification {
 	leaf := f.Task.Leaf()
 	if targetMentioned(f.Code, leaf) {
-		return classification{Label: LabelWrongLogic, Rule: "fallback", Rationale: clip(why + "; target mentioned in the code")}
+		return classification{Label: pool.LabelWrongLogic, Rule: "fallback", Rationale: clip(why + "; target mentioned in the code")}
 	}
 	rat := why + "; target not mentioned in the code"
 	return classification{Label: subclassifyAPI(f.ExcType, rat, leaf, false), Rule: "fallback", Rationale: clip(rat)}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // taxonomyFacts is the JSON of a testdata/taxonomy case.
@@ -25,7 +26,7 @@ type taxonomyFacts struct {
 
 func (tf taxonomyFacts) facts() *failureFacts {
 	f := &failureFacts{
-		Task:     &Task{TaskID: "t", APIName: tf.API, Description: "do it"},
+		Task:     &pool.Task{TaskID: "t", APIName: tf.API, Description: "do it"},
 		Code:     tf.Code,
 		Stderr:   tf.Stderr,
 		TimedOut: tf.TimedOut,
@@ -94,12 +95,12 @@ func TestJudge(t *testing.T) {
 		wantLabel string
 		wantRule  string
 	}{
-		{"Param", `Sure: {"class": "W_PARAM", "rationale": "bad keyword at the call site"}`, 0, LabelWrongParam, "judge"},
-		{"Shape", `{"class":"W_SHAPE_DTYPE","rationale":"rank check failed inside unstack"}`, 0, LabelWrongShapeDtype, "judge"},
-		{"APISubclassified", `{"class":"W_API","rationale":"called another function"}`, 0, LabelWrongImport, "judge"},
-		{"UnknownClass", `{"class":"W_OTHER","rationale":"?"}`, 0, LabelWrongLogic, "judge-fallback"},
-		{"NoJSON", `I think it is a parameter problem.`, 0, LabelWrongLogic, "judge-fallback"},
-		{"HTTPError", ``, 400, LabelWrongLogic, "judge-fallback"},
+		{"Param", `Sure: {"class": "W_PARAM", "rationale": "bad keyword at the call site"}`, 0, pool.LabelWrongParam, "judge"},
+		{"Shape", `{"class":"W_SHAPE_DTYPE","rationale":"rank check failed inside unstack"}`, 0, pool.LabelWrongShapeDtype, "judge"},
+		{"APISubclassified", `{"class":"W_API","rationale":"called another function"}`, 0, pool.LabelWrongImport, "judge"},
+		{"UnknownClass", `{"class":"W_OTHER","rationale":"?"}`, 0, pool.LabelWrongLogic, "judge-fallback"},
+		{"NoJSON", `I think it is a parameter problem.`, 0, pool.LabelWrongLogic, "judge-fallback"},
+		{"HTTPError", ``, 400, pool.LabelWrongLogic, "judge-fallback"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

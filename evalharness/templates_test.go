@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 // TestPythonTemplates runs testdata/pytests/templates_test.py inside the
@@ -18,7 +20,7 @@ func TestPythonTemplates(t *testing.T) {
 	}
 	ok := CallCheck([]json.RawMessage{json.RawMessage(`{"kind":"call","ret":{"t":"sequence","len":2}}`)})
 	bad := CallCheck([]json.RawMessage{json.RawMessage(`{"kind":"call","ret":{"t":"sequence","len":3}}`)})
-	task := &Task{TaskID: "templates", APIName: "numpy.unstack", Library: "numpy"}
+	task := &pool.Task{TaskID: "templates", APIName: "numpy.unstack", Library: "numpy"}
 	job := runnerJob{
 		Setup: buildSetup(task, setupOptions{leafBinding: true}),
 		Code:  "CALL_CHECK_OK = " + pyStr(ok) + "\nCALL_CHECK_BAD = " + pyStr(bad) + "\n" + string(src),
@@ -37,11 +39,11 @@ func TestPythonTemplates(t *testing.T) {
 }
 
 func TestStockMonitor(t *testing.T) {
-	m := StockMonitor("scipy.stats.lmoment")
+	m := pool.StockMonitor("scipy.stats.lmoment")
 	if !strings.Contains(m, `_target_api_name = "scipy.stats.lmoment"`) || strings.Contains(m, "__NOVELAPI") {
 		t.Errorf("StockMonitor does not embed the name:\n%s", m)
 	}
-	task := &Task{TaskID: "x", APIName: "scipy.stats.lmoment", TestHarness: TestHarness{SetupCode: "pass", ExecutionTest: CheckBlock("scipy.stats.lmoment") + "pass"}}
+	task := &pool.Task{TaskID: "x", APIName: "scipy.stats.lmoment", TestHarness: pool.TestHarness{SetupCode: "pass", ExecutionTest: pool.CheckBlock("scipy.stats.lmoment") + "pass"}}
 	if err := task.Validate(false); err == nil || !strings.Contains(err.Error(), "stock target-call monitor") {
 		t.Errorf("Validate with a foreign setup_code = %v; want the stock-monitor error", err)
 	}
@@ -57,7 +59,7 @@ func TestIsStockMonitor(t *testing.T) {
 		name, setup, api string
 		want             bool
 	}{
-		{"Ours", StockMonitor("numpy.unstack"), "numpy.unstack", true},
+		{"Ours", pool.StockMonitor("numpy.unstack"), "numpy.unstack", true},
 		{"PublishedLayout", published, "numpy.unstack", true},
 		{"OtherAPI", published, "numpy.stack", false},
 		{"Tampered", strings.Replace(published, "_target_api_spy_installed = False", "_target_api_spy_installed = True", 1), "numpy.unstack", false},
@@ -65,7 +67,7 @@ func TestIsStockMonitor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := IsStockMonitor(tt.setup, tt.api); got != tt.want {
+			if got := pool.IsStockMonitor(tt.setup, tt.api); got != tt.want {
 				t.Errorf("IsStockMonitor = %v; want %v", got, tt.want)
 			}
 		})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/pool"
 )
 
 func TestUserLines(t *testing.T) {
@@ -75,7 +77,7 @@ func TestCheckCode_UserLines(t *testing.T) {
 func TestEvaluate_UserLines(t *testing.T) {
 	h := newTestHarness(t)
 	tasks, exp := loadFixture(t)
-	var task *Task
+	var task *pool.Task
 	for _, tk := range tasks {
 		if tk.TaskID == "np_matrix_norm_medium" {
 			task = tk

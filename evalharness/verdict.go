@@ -2,53 +2,15 @@ package evalharness
 
 import "time"
 
-// Failure labels (novelapibench-protocol §5.1). LabelPass marks a passing
-// completion.
-const (
-	LabelPass              = "Pass"
-	LabelWrongAPISelection = "WrongAPISelection"
-	LabelWrongImport       = "WrongImport"
-	LabelWrongSyntax       = "WrongSyntax"
-	LabelWrongParam        = "WrongParam"
-	LabelWrongShapeDtype   = "WrongShapeDtype"
-	LabelWrongLogic        = "WrongLogic"
-)
-
-// Labels lists the six failure labels in the protocol's order (§5.1).
-var Labels = []string{
-	LabelWrongAPISelection, LabelWrongImport, LabelWrongSyntax,
-	LabelWrongParam, LabelWrongShapeDtype, LabelWrongLogic,
-}
-
-// Run statuses, the sandbox-spec §4.1 verdict order: the first that applies
-// wins. API_MISUSE is not used (call-record mismatches are WRONG_ANSWER).
-const (
-	StatusPass          = "PASS"
-	StatusInfraError    = "INFRA_ERROR"
-	StatusTimeout       = "TIMEOUT"
-	StatusMemoryLimit   = "MEMORY_LIMIT"
-	StatusOutputLimit   = "OUTPUT_LIMIT"
-	StatusResourceLimit = "RESOURCE_LIMIT"
-	StatusCrash         = "CRASH"
-	StatusHarnessTamper = "HARNESS_TAMPER"
-	StatusCompileError  = "COMPILE_ERROR"
-	StatusAPINotCalled  = "API_NOT_CALLED"
-	StatusWrongAnswer   = "WRONG_ANSWER"
-	StatusRuntimeError  = "RUNTIME_ERROR"
-	// StatusNoPrediction marks a task of the pool that has no prediction
-	// (novelapi: [RunConfig].ScoreMissing); it counts as a failure.
-	StatusNoPrediction = "NO_PREDICTION"
-)
-
 // A Verdict is the harness's decision on one completion.
 //
 // Passed follows the protocol (§4.3): the script exited 0 within its
 // timeout, and novelapi adds that the runner's records are complete (a
 // "done" record with the run's nonce, sandbox-spec P6). Label, Rationale,
-// ExceptionType and Error fill TaskResult (§1.8).
+// ExceptionType and Error fill pool.TaskResult (§1.8).
 type Verdict struct {
 	Passed bool `json:"passed"`
-	// Label is LabelPass or one of Labels; "" only when labels are off.
+	// Label is [pool.LabelPass] or one of [pool.Labels]; "" only when labels are off.
 	Label string `json:"label"`
 	// Rule names the rule that decided Label, e.g. "protocol:5.2a",
 	// "novelapi:target-typeerror", "judge", "judge-fallback".
@@ -69,7 +31,7 @@ type Verdict struct {
 	// entry-point-scoped tasks).
 	TargetCalled bool `json:"target_called"`
 	// SpyCalls is the number of target calls made by the completion (for
-	// Task.SpyScope SpyScopeEntryPoint: inside its entry point, up to the end
+	// [pool.SpyScopeEntryPoint] tasks: inside its entry point, up to the end
 	// of the test).
 	SpyCalls int `json:"spy_calls"`
 	// CalledAPIs lists the task's targets (api_name, then spy_apis) that the

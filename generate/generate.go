@@ -16,10 +16,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A Record is one line of the predictions file: the protocol's
@@ -27,7 +27,7 @@ import (
 // finish_reasons) plus what novelapi records about the prompt. Readers of the
 // published format ignore the extra fields.
 type Record struct {
-	evalharness.Prediction
+	pool.Prediction
 	Condition string `json:"condition"`
 	Source    string `json:"knowledge_source"` // none, oracle, hybrid, paper
 	Model     string `json:"model"`
@@ -43,7 +43,7 @@ type Record struct {
 
 // Config configures Run. Tasks, Source, Client and Out are required.
 type Config struct {
-	Tasks     []*evalharness.Task
+	Tasks     []*pool.Task
 	Condition bundles.Condition // "" means none
 	Source    KnowledgeSource
 	Client    *llm.Client
@@ -122,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	defer w.Close()
 
 	sum := Summary{Tasks: len(cfg.Tasks), Out: cfg.Out, HitRate: -1}
-	var todo []*evalharness.Task
+	var todo []*pool.Task
 	for _, t := range cfg.Tasks {
 		if done[t.TaskID] {
 			sum.Resumed++
@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	return sum, nil
 }
 
-func one(ctx context.Context, cfg Config, t *evalharness.Task) (Record, error) {
+func one(ctx context.Context, cfg Config, t *pool.Task) (Record, error) {
 	kn, err := cfg.Source.Knowledge(ctx, t, cfg.Condition)
 	if err != nil {
 		return Record{}, err
@@ -200,7 +200,7 @@ func one(ctx context.Context, cfg Config, t *evalharness.Task) (Record, error) {
 	}
 	sh := sha256.Sum256([]byte(prompt))
 	return Record{
-		Prediction: evalharness.Prediction{
+		Prediction: pool.Prediction{
 			TaskID: t.TaskID, APIName: t.APIName, Cell: string(cfg.Condition),
 			Samples: resp.Texts, FinishReasons: resp.FinishReasons,
 		},

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 )
 
 func testBundles(t testing.TB) []bundles.Bundle {
@@ -24,8 +24,8 @@ func testBundles(t testing.TB) []bundles.Bundle {
 	return bs
 }
 
-func testTasks() []*evalharness.Task {
-	return []*evalharness.Task{
+func testTasks() []*pool.Task {
+	return []*pool.Task{
 		{TaskID: "t1", APIName: "numpy.unstack", Library: "numpy", Description: "Split a 2-D array into a tuple of its rows along axis 0.",
 			ContextCode: "import numpy as np\nx = np.arange(6).reshape(2, 3)", MaskedRegion: "result = np.unstack(x)"},
 		{TaskID: "t2", APIName: "scipy.stats.quantile", Library: "scipy", Description: "Compute the 10th and 90th percentile of the samples.",
@@ -37,7 +37,7 @@ func testTasks() []*evalharness.Task {
 
 // referenceAnswer answers each prompt with the masked region of the task
 // whose context code the prompt contains, in a fenced block.
-func referenceAnswer(tasks []*evalharness.Task) llmtest.Answer {
+func referenceAnswer(tasks []*pool.Task) llmtest.Answer {
 	return func(r llmtest.Request) ([]string, int) {
 		for _, t := range tasks {
 			if strings.Contains(r.Last(), t.ContextCode+"\n\n# Task:\n"+t.Description) {
@@ -79,7 +79,7 @@ func TestRun_OracleWritesPromptsAndResumes(t *testing.T) {
 	if sum.Generated != 1 || sum.Resumed != 2 {
 		t.Errorf("rerun: generated %d resumed %d; want 1, 2", sum.Generated, sum.Resumed)
 	}
-	preds, err := evalharness.LoadPredictions(out)
+	preds, err := pool.LoadPredictions(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestRun_HybridRecordsHits(t *testing.T) {
 }
 
 func TestRun_OracleSkipsTasksWithoutBundle(t *testing.T) {
-	tasks := append(testTasks(), &evalharness.Task{TaskID: "t9", APIName: "numpy.nope", Library: "numpy", Description: "x", ContextCode: "y"})
+	tasks := append(testTasks(), &pool.Task{TaskID: "t9", APIName: "numpy.nope", Library: "numpy", Description: "x", ContextCode: "y"})
 	srv := llmtest.NewServer(t, referenceAnswer(tasks))
 	client, _ := llm.New(llm.Config{Endpoint: srv.URL, Model: "fake"})
 	out := filepath.Join(t.TempDir(), "sub", "dir", "p.jsonl") // missing directories are created

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Knowledge sources accepted by ParseSource.
@@ -38,7 +38,7 @@ type Knowledge struct {
 // A KnowledgeSource produces the knowledge for a task under a condition.
 // Implementations must be safe for concurrent use.
 type KnowledgeSource interface {
-	Knowledge(ctx context.Context, t *evalharness.Task, c bundles.Condition) (Knowledge, error)
+	Knowledge(ctx context.Context, t *pool.Task, c bundles.Condition) (Knowledge, error)
 	Name() string
 }
 
@@ -49,7 +49,7 @@ type None struct{}
 func (None) Name() string { return SourceNone }
 
 // Knowledge returns the empty Knowledge.
-func (None) Knowledge(context.Context, *evalharness.Task, bundles.Condition) (Knowledge, error) {
+func (None) Knowledge(context.Context, *pool.Task, bundles.Condition) (Knowledge, error) {
 	return Knowledge{}, nil
 }
 
@@ -93,7 +93,7 @@ func (*Oracle) Name() string { return SourceOracle }
 // bundle_version when the task names one); a task whose API (or version)
 // has no bundle is an error naming the API, and so is an empty rendering of a non-none
 // condition (§2.2).
-func (o *Oracle) Knowledge(_ context.Context, t *evalharness.Task, c bundles.Condition) (Knowledge, error) {
+func (o *Oracle) Knowledge(_ context.Context, t *pool.Task, c bundles.Condition) (Knowledge, error) {
 	if c == bundles.Condition("none") {
 		return Knowledge{}, nil
 	}
@@ -135,10 +135,10 @@ const DefaultRetrievedK = 3
 func (r *Retrieved) Name() string { return string(r.Retriever) }
 
 // Query returns the retrieval query of a task (novelapibench-protocol §6).
-func Query(t *evalharness.Task) string { return t.Description + "\n" + t.ContextCode }
+func Query(t *pool.Task) string { return t.Description + "\n" + t.ContextCode }
 
 // Knowledge retrieves and renders knowledge for t.
-func (r *Retrieved) Knowledge(ctx context.Context, t *evalharness.Task, c bundles.Condition) (Knowledge, error) {
+func (r *Retrieved) Knowledge(ctx context.Context, t *pool.Task, c bundles.Condition) (Knowledge, error) {
 	if c == bundles.Condition("none") {
 		return Knowledge{}, nil
 	}

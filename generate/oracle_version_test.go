@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // Several bundles share an api_name in imported pools (CodeUpdateArena's
@@ -22,7 +22,7 @@ func TestOracle_BundleVersion(t *testing.T) {
 	}
 	o := generate.NewOracle([]bundles.Bundle{mk("u0", "first update adds a keyword"), mk("u1", "second update changes the output")})
 	for _, tt := range []struct{ version, want string }{{"u0", "first update"}, {"u1", "second update"}} {
-		task := &evalharness.Task{TaskID: "t", APIName: "numpy.sum", BundleVersion: tt.version}
+		task := &pool.Task{TaskID: "t", APIName: "numpy.sum", BundleVersion: tt.version}
 		k, err := o.Knowledge(t.Context(), task, bundles.CondM)
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +31,7 @@ func TestOracle_BundleVersion(t *testing.T) {
 			t.Errorf("version %s rendered %q; want %q", tt.version, k.Text, tt.want)
 		}
 	}
-	if _, err := o.Knowledge(t.Context(), &evalharness.Task{TaskID: "t", APIName: "numpy.sum", BundleVersion: "u9"}, bundles.CondM); err == nil {
+	if _, err := o.Knowledge(t.Context(), &pool.Task{TaskID: "t", APIName: "numpy.sum", BundleVersion: "u9"}, bundles.CondM); err == nil {
 		t.Error("unknown bundle_version: want an error")
 	}
 }

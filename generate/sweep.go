@@ -13,14 +13,15 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // SweepConfig configures Sweep. Tasks, Conditions, Sources, Client,
 // Harness and Out are required.
 type SweepConfig struct {
-	Tasks []*evalharness.Task
+	Tasks []*pool.Task
 	// Expected holds the reference call records by task id (§1.4).
-	Expected   map[string]*evalharness.ExpectedCalls
+	Expected   map[string]*pool.ExpectedCalls
 	Conditions []bundles.Condition
 	// Sources are the knowledge sources compared (oracle, hybrid, paper);
 	// each gets the directory Out/<Name()>/.
@@ -137,7 +138,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (SweepSummary, error) {
 			if c == bundles.Condition("none") && nonePred == "" && err == nil {
 				nonePred = pred
 			}
-			preds, err := evalharness.LoadPredictions(pred)
+			preds, err := pool.LoadPredictions(pred)
 			if err != nil {
 				return sum, err
 			}
@@ -159,8 +160,8 @@ func Sweep(ctx context.Context, cfg SweepConfig) (SweepSummary, error) {
 	if err := evalharness.ReportSweep(dirs, cfg.Out); err != nil {
 		return sum, err
 	}
-	sum.ReportMD = filepath.Join(cfg.Out, evalharness.ReportMDFile)
-	sum.ReportHTML = filepath.Join(cfg.Out, evalharness.ReportHTML)
+	sum.ReportMD = filepath.Join(cfg.Out, pool.ReportMDFile)
+	sum.ReportHTML = filepath.Join(cfg.Out, pool.ReportHTML)
 	return sum, firstErr
 }
 

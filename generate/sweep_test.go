@@ -14,6 +14,7 @@ import (
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -32,11 +33,11 @@ func TestSweep_RealSandbox(t *testing.T) {
 	for _, b := range fixture {
 		have[b.APIName] = true
 	}
-	all, err := evalharness.LoadTasks(filepath.Join("..", "evalharness", "testdata", "tasks", "tasks.jsonl"), evalharness.LoadOptions{})
+	all, err := pool.LoadTasks(filepath.Join("..", "evalharness", "testdata", "tasks", "tasks.jsonl"), pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []*evalharness.Task
+	var tasks []*pool.Task
 	for _, tk := range all {
 		if have[tk.APIName] && tk.Library == "numpy" && len(tasks) < 3 {
 			tasks = append(tasks, tk)
@@ -45,7 +46,7 @@ func TestSweep_RealSandbox(t *testing.T) {
 	if len(tasks) < 2 {
 		t.Fatalf("only %d fixture tasks have a bundle", len(tasks))
 	}
-	expected, err := evalharness.LoadExpectedCalls(filepath.Join("..", "evalharness", "testdata", "tasks", "expected_calls.jsonl"))
+	expected, err := pool.LoadExpectedCalls(filepath.Join("..", "evalharness", "testdata", "tasks", "expected_calls.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A RunGroup counts one group's references in a harness-level C1 run.
@@ -34,7 +34,7 @@ type RunFailure struct {
 }
 
 // RunC1 reads the pool in poolDir and the results of `novelapi eval run`
-// of its reference predictions in runDirs (evalharness.ResultsFile; a task's
+// of its reference predictions in runDirs (pool.ResultsFile; a task's
 // result in a later directory replaces an earlier one, so a re-run of part
 // of the pool after a harness fix goes last), and returns the figures per
 // group (sorted; the total last) and every failing reference, in pool
@@ -44,14 +44,14 @@ func RunC1(poolDir string, runDirs ...string) ([]RunGroup, []RunFailure, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	byID := map[string]evalharness.TaskResult{}
+	byID := map[string]pool.TaskResult{}
 	for _, dir := range runDirs {
-		results, _, err := evalharness.ReadResults(filepath.Join(dir, evalharness.ResultsFile))
+		results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, r := range results {
-			if r.Status == evalharness.StatusNoPrediction {
+			if r.Status == pool.StatusNoPrediction {
 				continue // a partial re-run: the task's result is elsewhere
 			}
 			byID[r.TaskID] = r
@@ -111,7 +111,7 @@ var (
 // failReason returns the last exception line of the result's stderr tail,
 // with the innermost unit test named in the traceback; for runs ended by a
 // limit, the limit and the wall time.
-func failReason(r evalharness.TaskResult) string {
+func failReason(r pool.TaskResult) string {
 	stderr := r.Error
 	if strings.TrimSpace(stderr) == "" {
 		retried := ""
@@ -119,9 +119,9 @@ func failReason(r evalharness.TaskResult) string {
 			retried = ", after a retry"
 		}
 		switch r.Status {
-		case evalharness.StatusTimeout:
+		case pool.StatusTimeout:
 			return fmt.Sprintf("timed out at the task's wall limit (%.0f s%s)", float64(r.WallMS)/1000, retried)
-		case evalharness.StatusMemoryLimit:
+		case pool.StatusMemoryLimit:
 			return fmt.Sprintf("killed at the memory limit after %.1f s", float64(r.WallMS)/1000)
 		}
 	}

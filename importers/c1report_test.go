@@ -13,6 +13,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/pool"
 )
 
 var (
@@ -25,15 +26,15 @@ func TestRunC1(t *testing.T) {
 	run := t.TempDir()
 	var lines []string
 	for i, tk := range tasks {
-		r := evalharness.TaskResult{TaskID: tk.TaskID, Status: evalharness.StatusPass, Passed: true, Index: i}
+		r := pool.TaskResult{TaskID: tk.TaskID, Status: pool.StatusPass, Passed: true, Index: i}
 		if i == 0 {
-			r = evalharness.TaskResult{TaskID: tk.TaskID, Status: evalharness.StatusWrongAnswer, Label: "WrongLogic", Index: i,
+			r = pool.TaskResult{TaskID: tk.TaskID, Status: pool.StatusWrongAnswer, Label: "WrongLogic", Index: i,
 				Error: "Traceback (most recent call last):\n  line 40 of the task's test, in test_one\nAssertionError: Expected 0 but got 0.0"}
 		}
 		data, _ := json.Marshal(r)
 		lines = append(lines, string(data))
 	}
-	if err := os.WriteFile(filepath.Join(run, evalharness.ResultsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, pool.ResultsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	groups, fails, err := importers.RunC1(dir, t.TempDir(), run)
@@ -68,7 +69,7 @@ func TestWriteC1Doc(t *testing.T) {
 		if meta, err = evalharness.ReadMeta(dir); err != nil {
 			t.Fatal(err)
 		}
-		rs, _, err := evalharness.ReadResults(filepath.Join(dir, evalharness.ResultsFile))
+		rs, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

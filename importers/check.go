@@ -5,19 +5,19 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // CheckHead returns the check block that opens the execution test of an
 // imported task whose spy counts the entry point's calls
-// ([evalharness.SpyScopeEntryPoint]): it asserts that the spy is installed,
-// resets the count and ends with [evalharness.EndCheckMarker]. The harness
+// ([pool.SpyScopeEntryPoint]): it asserts that the spy is installed,
+// resets the count and ends with [pool.EndCheckMarker]. The harness
 // wraps the entry point after the completion runs and fails a passing test
 // whose entry point made no target call with taxonomy rule (a)'s message.
 func CheckHead(apiName string) string {
 	return "# --- target-API call check (auto-injected; the harness counts the calls made inside the entry point) ---\n" +
 		fmt.Sprintf("assert _target_api_spy_installed, %s\n", pyQuote("target-API spy failed to install for "+apiName)) +
-		"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n"
+		"_target_api_call_count[0] = 0\n" + pool.EndCheckMarker + "\n"
 }
 
 // Imported pools define a function that their tests call (CodeUpdateArena's
@@ -26,7 +26,7 @@ func CheckHead(apiName string) string {
 // next to the tests' own calls of the same API when they compute expected
 // values. The protocol's check block (novelapibench-protocol §4.1, layout
 // item 1), which asserts a call before the test, would fail every
-// reference. The tasks therefore use evalharness.SpyScopeEntryPoint with
+// reference. The tasks therefore use pool.SpyScopeEntryPoint with
 // [CheckHead]; the C1 check's monitored script ([MonitoredScript]), which
 // runs outside the harness, reproduces that scope with a deferred check:
 //
@@ -41,7 +41,7 @@ func CheckHead(apiName string) string {
 // script's namespace.
 
 // DeferredCheckHead returns the head of the deferred check for apiName and
-// the solution's entry point, ending with [evalharness.EndCheckMarker].
+// the solution's entry point, ending with [pool.EndCheckMarker].
 // entry "" counts every call after the context (no attribution).
 func DeferredCheckHead(apiName, entry string) string {
 	var b strings.Builder
@@ -75,7 +75,7 @@ def _solution_count_calls(_f):
 `)
 		fmt.Fprintf(&b, "try:\n    %s = _solution_count_calls(%s)\nexcept NameError:\n    pass\n", entry, entry)
 	}
-	b.WriteString(evalharness.EndCheckMarker + "\n")
+	b.WriteString(pool.EndCheckMarker + "\n")
 	return b.String()
 }
 

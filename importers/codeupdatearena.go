@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // An ArenaRecord is one line of CodeUpdateArena's grouped arena.jsonl
@@ -132,7 +132,7 @@ func ImportCodeUpdateArena(path, out string, cfg ArenaConfig) (Stats, error) {
 	var (
 		bs       []bundles.Bundle
 		tasks    []*Task
-		expected []*evalharness.ExpectedCalls
+		expected []*pool.ExpectedCalls
 		skipped  []Skipped
 		seen     = map[string]bool{}
 		perGroup = map[string]int{}
@@ -303,11 +303,11 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 	ref := strings.TrimRight(ex.RefSolution, "\n")
 	entry := entryPoint(ex.SolutionSignature, ref)
 	var test strings.Builder
-	scope := evalharness.SpyScopeEntryPoint
+	scope := pool.SpyScopeEntryPoint
 	if entry == "" {
 		// No function to attribute calls to: count every call after the
 		// context up to the tail (the tests' own calls included).
-		scope = evalharness.SpyScopeCompletion
+		scope = pool.SpyScopeCompletion
 		test.WriteString(DeferredCheckHead(api, ""))
 	} else {
 		test.WriteString(CheckHead(api))
@@ -321,21 +321,21 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 		}
 	}
 	test.WriteString("\n" + strings.Join(calls, "\n") + "\n")
-	if scope == evalharness.SpyScopeCompletion {
+	if scope == pool.SpyScopeCompletion {
 		test.WriteString("\n" + DeferredCheckTail(api))
 	}
-	novelty := evalharness.NoveltyModified
+	novelty := pool.NoveltyModified
 	if !arenaModified(u) {
-		novelty = evalharness.NoveltyNew
+		novelty = pool.NoveltyNew
 	}
 	desc := strings.TrimSpace(ex.Scenario) + "\n\n" + strings.TrimSpace(ex.Problem) +
 		"\n\nThe solution defines:\n" + strings.TrimSpace(ex.SolutionSignature)
-	et := &evalharness.Task{
+	et := &pool.Task{
 		TaskID: id, APIName: api, Library: ArenaLibrary, Domain: arenaDomains[u.Package],
 		Description: desc, ContextCode: ctx, MaskedRegion: ref,
 		ReferenceSolution: strings.TrimSpace(ctx + "\n\n" + ref),
-		TestHarness: evalharness.TestHarness{
-			SetupCode: evalharness.StockMonitor(api), ExecutionTest: test.String(),
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor(api), ExecutionTest: test.String(),
 			TargetAPI: api, GenerationMethod: "import:codeupdatearena",
 			ScenariosSucceeded: len(calls), ScenariosTotal: len(ex.UnitTests),
 		},

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 const arenaSample = "testdata/codeupdatearena/arena-sample.jsonl"
@@ -79,7 +79,7 @@ func TestImportCodeUpdateArena_Tasks(t *testing.T) {
 			t.Errorf("%s: execution_test does not open with the check head:\n%s", tk.TaskID, ex)
 		}
 		// The harness counts the calls made inside the entry point.
-		if len(tk.UnitTests) == 0 || tk.EntryPoint == "" || tk.SpyScope != evalharness.SpyScopeEntryPoint {
+		if len(tk.UnitTests) == 0 || tk.EntryPoint == "" || tk.SpyScope != pool.SpyScopeEntryPoint {
 			t.Errorf("%s: %d unit tests, entry point %q, spy scope %q", tk.TaskID, len(tk.UnitTests), tk.EntryPoint, tk.SpyScope)
 		}
 		// Task format (protocol §1.3); the leaf rule exempts imported
@@ -109,7 +109,7 @@ func TestImportCodeUpdateArena_Tasks(t *testing.T) {
 
 func TestReferencePredictions(t *testing.T) {
 	_, tasks, _ := importArena(t)
-	plain := make([]*evalharness.Task, len(tasks))
+	plain := make([]*pool.Task, len(tasks))
 	for i, tk := range tasks {
 		plain[i] = tk.Task
 	}

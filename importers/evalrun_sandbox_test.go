@@ -8,6 +8,7 @@ import (
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -15,15 +16,15 @@ import (
 // `novelapi eval run --tasks DIR/tasks.jsonl --predictions
 // DIR/reference_predictions.jsonl` does (the harness-level C1), and returns
 // the results by task id with the summary.
-func evalPool(t *testing.T, dir string, keep func(*evalharness.Task) bool) (map[string]evalharness.TaskResult, evalharness.Summary) {
+func evalPool(t *testing.T, dir string, keep func(*pool.Task) bool) (map[string]pool.TaskResult, evalharness.Summary) {
 	t.Helper()
 	bwrapOnly(t)
-	tasks, err := evalharness.LoadTasks(filepath.Join(dir, importers.TasksFile), evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(filepath.Join(dir, importers.TasksFile), pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks = slices.DeleteFunc(tasks, func(tk *evalharness.Task) bool { return !keep(tk) })
-	expected, err := evalharness.LoadExpectedCalls(filepath.Join(dir, importers.ExpectedFile))
+	tasks = slices.DeleteFunc(tasks, func(tk *pool.Task) bool { return !keep(tk) })
+	expected, err := pool.LoadExpectedCalls(filepath.Join(dir, importers.ExpectedFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +40,11 @@ func evalPool(t *testing.T, dir string, keep func(*evalharness.Task) bool) (map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, _, err := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile))
+	results, _, err := pool.ReadResults(filepath.Join(out, pool.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]evalharness.TaskResult{}
+	by := map[string]pool.TaskResult{}
 	for _, r := range results {
 		by[r.TaskID] = r
 	}
@@ -57,7 +58,7 @@ func evalPool(t *testing.T, dir string, keep func(*evalharness.Task) bool) (map[
 func TestEvalRun_ArenaReferences(t *testing.T) {
 	sandboxtest.Env(t, importers.ArenaEnvironment)
 	dir, _, _ := importArena(t)
-	by, sum := evalPool(t, dir, func(tk *evalharness.Task) bool { return tk.Group == "math" })
+	by, sum := evalPool(t, dir, func(tk *pool.Task) bool { return tk.Group == "math" })
 	if len(by) == 0 {
 		t.Fatal("no math tasks in the sample")
 	}
@@ -77,7 +78,7 @@ func TestEvalRun_ArenaReferences(t *testing.T) {
 func TestEvalRun_PriCoderHumanEval(t *testing.T) {
 	sandboxtest.Env(t, "trixie-sci")
 	pdir, _ := importPriCoder(t)
-	by, sum := evalPool(t, pdir, func(*evalharness.Task) bool { return true })
+	by, sum := evalPool(t, pdir, func(*pool.Task) bool { return true })
 	multi := 0
 	for id, r := range by {
 		if !r.Passed || len(r.RequiredAPIs) == 0 || len(r.CalledAPIs) == 0 {
@@ -99,7 +100,7 @@ func TestEvalRun_PriCoderHumanEval(t *testing.T) {
 	if _, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", hdir, importers.HumanEvalConfig{Environment: "trixie-sci"}); err != nil {
 		t.Fatal(err)
 	}
-	by, sum = evalPool(t, hdir, func(*evalharness.Task) bool { return true })
+	by, sum = evalPool(t, hdir, func(*pool.Task) bool { return true })
 	for id, r := range by {
 		if !r.Passed || !r.SpyOff {
 			t.Errorf("%s: passed %v spy_off %v: %s", id, r.Passed, r.SpyOff, r.Error)

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A HumanEvalRecord is one line of a HumanEval-style pool (Chen et al.
@@ -53,7 +53,7 @@ func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 	}
 	var (
 		tasks    []*Task
-		expected []*evalharness.ExpectedCalls
+		expected []*pool.ExpectedCalls
 		seen     = map[string]bool{}
 	)
 	for i, r := range recs {
@@ -91,7 +91,7 @@ func executorTask(id, lib, env, description, prompt, solution, test, entry strin
 	if !checkCall.MatchString(test) && strings.Contains(test, "def check(") {
 		run += "\ncheck(" + entry + ")\n"
 	}
-	et := &evalharness.Task{
+	et := &pool.Task{
 		TaskID: id, Library: lib, Description: strings.TrimSpace(description),
 		ContextCode: ctx, MaskedRegion: ref, ReferenceSolution: joinParts(ctx, ref),
 		EntryPoint: entry, Environment: env, Generator: "import:" + lib,
@@ -99,11 +99,11 @@ func executorTask(id, lib, env, description, prompt, solution, test, entry strin
 	if len(apis) == 0 {
 		off := false
 		et.SpyRequired = &off
-		et.TestHarness = evalharness.TestHarness{ExecutionTest: run, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1}
+		et.TestHarness = pool.TestHarness{ExecutionTest: run, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1}
 	} else {
-		et.APIName, et.SpyAPIs, et.SpyScope = apis[0], apis[1:], evalharness.SpyScopeEntryPoint
-		et.TestHarness = evalharness.TestHarness{
-			SetupCode:     evalharness.StockMonitor(apis[0]),
+		et.APIName, et.SpyAPIs, et.SpyScope = apis[0], apis[1:], pool.SpyScopeEntryPoint
+		et.TestHarness = pool.TestHarness{
+			SetupCode:     pool.StockMonitor(apis[0]),
 			ExecutionTest: CheckHead(apis[0]) + "\n" + run,
 			TargetAPI:     apis[0], GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1,
 		}

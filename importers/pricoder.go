@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A PriCoderRecord is one task of a PriCoder-style pool (NdonnxEval,
@@ -53,7 +53,7 @@ const PriCoderOrigin = "pricoder"
 // per documented API (S from signature, M from docstring with grounding
 // "docstring", C from code) and one task per record: api_name is the first
 // API of api_list, spy_apis the others, so the monitor wraps every one of
-// them and a call to any counts (evalharness.Task.SpyAPIs); the execution
+// them and a call to any counts (pool.Task.SpyAPIs); the execution
 // test is the deferred check around the record's test plus
 // check(<entry point>). Malformed lines fail with a *jsonl.ParseError;
 // records whose api_list is empty or names an undocumented API are listed
@@ -81,7 +81,7 @@ func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
 	}
 	var (
 		tasks    []*Task
-		expected []*evalharness.ExpectedCalls
+		expected []*pool.ExpectedCalls
 		skipped  []Skipped
 		seen     = map[string]bool{}
 	)

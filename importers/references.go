@@ -16,6 +16,7 @@ import (
 
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/schollz/progressbar/v3"
 )
@@ -258,7 +259,7 @@ func MonitoredScript(t *Task) string {
 	parts := []string{t.HiddenSetup}
 	if t.SpyNeeded() {
 		targets := append([]string{t.APIName}, t.SpyAPIs...)
-		for _, m := range preloads(&Task{Task: &evalharness.Task{APIName: t.APIName, SpyAPIs: t.SpyAPIs}}) {
+		for _, m := range preloads(&Task{Task: &pool.Task{APIName: t.APIName, SpyAPIs: t.SpyAPIs}}) {
 			parts = append(parts, "import "+m)
 		}
 		parts = append(parts, evalharness.RecordingMonitor(targets))
@@ -268,7 +269,7 @@ func MonitoredScript(t *Task) string {
 		parts = append(parts, "try:\n    _target_api_call_count[0] = 0\nexcept NameError:\n    pass")
 	}
 	parts = append(parts, t.MaskedRegion)
-	if t.SpyNeeded() && t.SpyScope == evalharness.SpyScopeEntryPoint {
+	if t.SpyNeeded() && t.SpyScope == pool.SpyScopeEntryPoint {
 		// The harness's entry-point scope, as a deferred check in the script.
 		parts = append(parts, DeferredCheckHead(t.APIName, t.EntryPoint), t.TestHarness.ExecutionTest, DeferredCheckTail(t.APIName))
 	} else {

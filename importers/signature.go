@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/pysyntax"
 )
 
 // A Signature is a documented Python signature split into the parts a
@@ -41,7 +42,7 @@ func ParseSignature(text string) (sig Signature, ok bool) {
 			sig.ReturnType = &r
 		}
 	}
-	for _, p := range bundles.SplitTopLevel(dropOptionalBrackets(s[open+1 : end])) {
+	for _, p := range pysyntax.SplitTopLevel(dropOptionalBrackets(s[open+1 : end])) {
 		p = strings.TrimSpace(p)
 		if p == "" || p == "/" || p == "*" {
 			continue
@@ -54,8 +55,8 @@ func ParseSignature(text string) (sig Signature, ok bool) {
 // parseParam splits "name: type = default" (each part optional but the name).
 func parseParam(p string) bundles.Parameter {
 	var out bundles.Parameter
-	head, def, hasDef := bundles.CutTopLevel(p, '=')
-	name, typ, hasType := bundles.CutTopLevel(head, ':')
+	head, def, hasDef := pysyntax.CutTopLevel(p, '=')
+	name, typ, hasType := pysyntax.CutTopLevel(head, ':')
 	out.Name = strings.TrimSpace(name)
 	if hasType {
 		if t := strings.TrimSpace(typ); t != "" {
@@ -72,7 +73,7 @@ func parseParam(p string) bundles.Parameter {
 // matchParen returns the index of the ")" closing the "(" at open, or -1
 // (also when a "]" or "}" closes it).
 func matchParen(s string, open int) int {
-	if end := bundles.MatchBracket(s, open); end >= 0 && s[end] == ')' {
+	if end := pysyntax.MatchBracket(s, open); end >= 0 && s[end] == ')' {
 		return end
 	}
 	return -1

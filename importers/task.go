@@ -7,19 +7,19 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // A Task is one imported task: the protocol's task record
-// (novelapibench-protocol §1.3, [evalharness.Task], whose extension fields
+// (novelapibench-protocol §1.3, [pool.Task], whose extension fields
 // carry the hidden setup, bundle version, origin, group and spy scope) plus
 // the dataset's unit tests for the original assembly of [CheckReferences].
 // It is written into tasks.jsonl next to the task's own fields; the harness
 // ignores unit_tests.
 type Task struct {
-	*evalharness.Task
+	*pool.Task
 	// UnitTests are the dataset's tests as the original harness runs them,
 	// each alone after the solution: a test and its call (CodeUpdateArena
 	// runs one program per unit test). Used by [CheckReferences].
@@ -39,9 +39,9 @@ const (
 // noRecords returns the expected-call record of an imported task: status ok
 // with no records, so that evaluation runs the dataset's own tests without a
 // call-record check (§4.5). The dataset's tests decide correctness.
-func noRecords(t *evalharness.Task, source string) *evalharness.ExpectedCalls {
-	return &evalharness.ExpectedCalls{
-		TaskID: t.TaskID, APIName: t.APIName, Status: evalharness.CallsOK,
+func noRecords(t *pool.Task, source string) *pool.ExpectedCalls {
+	return &pool.ExpectedCalls{
+		TaskID: t.TaskID, APIName: t.APIName, Status: pool.CallsOK,
 		Expected: nil, ReferenceSource: "none", NRuns: 0,
 		Notes: []string{"imported from " + source + ": the dataset's unit tests decide; no call records"},
 	}
@@ -52,14 +52,14 @@ func noRecords(t *evalharness.Task, source string) *evalharness.ExpectedCalls {
 // reference_solution) in a python fence, for C1 runs: evaluating them
 // checks that every reference passes the harness (protocol §4.1
 // "Construction differences").
-func ReferencePredictions(tasks []*evalharness.Task) []*evalharness.Prediction {
-	out := make([]*evalharness.Prediction, 0, len(tasks))
+func ReferencePredictions(tasks []*pool.Task) []*pool.Prediction {
+	out := make([]*pool.Prediction, 0, len(tasks))
 	for _, t := range tasks {
 		code := t.MaskedRegion
 		if strings.TrimSpace(code) == "" {
 			code = t.ReferenceSolution
 		}
-		out = append(out, &evalharness.Prediction{
+		out = append(out, &pool.Prediction{
 			TaskID: t.TaskID, APIName: t.APIName, Cell: "reference",
 			Samples: []string{"```python\n" + strings.TrimRight(code, "\n") + "\n```"},
 		})
@@ -89,7 +89,7 @@ type Stats struct {
 
 // writePool writes bundles, tasks, expected calls, reference predictions and
 // the skipped list into out (created if needed), each atomically.
-func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*evalharness.ExpectedCalls, skipped []Skipped) error {
+func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*pool.ExpectedCalls, skipped []Skipped) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -101,10 +101,10 @@ func writePool(out string, bs []bundles.Bundle, tasks []*Task, expected []*evalh
 	if err := jsonl.Write(filepath.Join(out, TasksFile), tasks); err != nil {
 		return err
 	}
-	if err := evalharness.WriteExpectedCalls(filepath.Join(out, ExpectedFile), expected); err != nil {
+	if err := pool.WriteExpectedCalls(filepath.Join(out, ExpectedFile), expected); err != nil {
 		return err
 	}
-	plain := make([]*evalharness.Task, len(tasks))
+	plain := make([]*pool.Task, len(tasks))
 	for i, t := range tasks {
 		plain[i] = t.Task
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/pool"
 )
 
 var checkParams = []param{
@@ -197,7 +198,7 @@ func checkText(o checkOut) string {
 		fmt.Fprintf(&sb, " — %s", o.Rationale)
 	}
 	sb.WriteString("\n")
-	if o.Label == evalharness.LabelWrongImport && o.Import != "" {
+	if o.Label == pool.LabelWrongImport && o.Import != "" {
 		fmt.Fprintf(&sb, "hint: %s is imported as %s\n", o.APIName, o.Import)
 	}
 	switch {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // EvalConfig configures the evaluate tool. The zero value evaluates
@@ -39,12 +40,12 @@ type EvalConfig struct {
 	Workers int
 	// Generate produces predictions with the configured model endpoint and
 	// retrieval configuration; nil means evaluate only accepts predictions.
-	Generate func(ctx context.Context, r GenerateRequest) ([]*evalharness.Prediction, error)
+	Generate func(ctx context.Context, r GenerateRequest) ([]*pool.Prediction, error)
 }
 
 // A GenerateRequest asks the configured model for predictions.
 type GenerateRequest struct {
-	Tasks     []*evalharness.Task
+	Tasks     []*pool.Task
 	Condition string // knowledge condition (protocol §2.1), "" for the default
 	Retrieval string // "oracle" (the task's own bundle) or "retrieved" (top-k from the index); "" default
 }
@@ -96,7 +97,7 @@ type evalOut struct {
 }
 
 type evalReq struct {
-	preds                       []*evalharness.Prediction
+	preds                       []*pool.Prediction
 	predsPath, tasksPath        string
 	library, condition, runName string
 	retrieval                   string
@@ -169,7 +170,7 @@ func parseEval(raw map[string]any) (evalReq, error) {
 
 // decodePrediction accepts {"task_id", "samples": [...]} and the one-sample
 // forms {"task_id", "completion"|"response"|"code": "..."}.
-func decodePrediction(m map[string]any) (*evalharness.Prediction, error) {
+func decodePrediction(m map[string]any) (*pool.Prediction, error) {
 	for _, k := range []string{"completion", "response", "code", "sample"} {
 		if v, ok := m[k]; ok {
 			if _, has := m["samples"]; !has {
@@ -182,7 +183,7 @@ func decodePrediction(m map[string]any) (*evalharness.Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p evalharness.Prediction
+	var p pool.Prediction
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("want {\"task_id\": string, \"samples\": [string]}: %v", err)
 	}
@@ -221,7 +222,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		return mcp.NewToolResultError("evaluate: no task pool configured on this server; pass tasks_path"), nil
 	}
 	var invalid int
-	tasks, err := evalharness.LoadTasks(tasksPath, evalharness.LoadOptions{SkipInvalid: true, Invalid: func(error) { invalid++ }})
+	tasks, err := pool.LoadTasks(tasksPath, pool.LoadOptions{SkipInvalid: true, Invalid: func(error) { invalid++ }})
 	if err != nil {
 		return mcp.NewToolResultError(loadError("evaluate", "tasks_path", tasksPath, err)), nil
 	}
@@ -234,7 +235,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 			}
 		}
 	}
-	var selected []*evalharness.Task
+	var selected []*pool.Task
 	for _, t := range tasks {
 		if lib != "" && normLibrary(t.Library) != normLibrary(lib) {
 			continue
@@ -242,12 +243,12 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		selected = append(selected, t)
 	}
 
-	var preds []*evalharness.Prediction
+	var preds []*pool.Prediction
 	switch {
 	case len(r.preds) > 0:
 		preds = r.preds
 	case r.predsPath != "":
-		if preds, err = evalharness.LoadPredictions(r.predsPath); err != nil {
+		if preds, err = pool.LoadPredictions(r.predsPath); err != nil {
 			return mcp.NewToolResultError(loadError("evaluate", "predictions_path", r.predsPath, err)), nil
 		}
 	}
@@ -274,7 +275,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	if len(selected) == 0 {
 		return mcp.NewToolResultError(fmt.Sprintf("evaluate: no task to evaluate: %d tasks in %s, none left after the filters (library %q, condition %q) and matching predictions", len(tasks), tasksPath, r.library, r.condition)), nil
 	}
-	inPool := map[string]*evalharness.Task{}
+	inPool := map[string]*pool.Task{}
 	for _, t := range selected {
 		inPool[t.TaskID] = t
 	}
@@ -299,7 +300,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 			return mcp.NewToolResultError("evaluate: generate completions: " + err.Error()), nil
 		}
 	}
-	var runPreds []*evalharness.Prediction
+	var runPreds []*pool.Prediction
 	total := 0
 	for _, p := range preds {
 		if inPool[p.TaskID] != nil && (r.condition == "" || p.Cell == "" || p.Cell == r.condition) {
@@ -311,7 +312,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 
 	// The reference call records: the server's, else expected_calls.jsonl
 	// beside the task pool (as `novelapi eval run` does).
-	var expected map[string]*evalharness.ExpectedCalls
+	var expected map[string]*pool.ExpectedCalls
 	expectedPath := s.cfg.Eval.ExpectedPath
 	if expectedPath == "" || r.tasksPath != "" {
 		if p := filepath.Join(filepath.Dir(tasksPath), "expected_calls.jsonl"); fileExists(p) {
@@ -319,7 +320,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 	}
 	if expectedPath != "" {
-		if expected, err = evalharness.LoadExpectedCalls(expectedPath); err != nil {
+		if expected, err = pool.LoadExpectedCalls(expectedPath); err != nil {
 			return mcp.NewToolResultError("evaluate: load expected calls: " + err.Error()), nil
 		}
 	}
@@ -363,7 +364,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := evalharness.Report(dir); err != nil {
 		s.log.Warn("evaluate: report not written", "dir", dir, "err", err)
 	} else {
-		out.ReportMD, out.ReportHTML = filepath.Join(dir, evalharness.ReportMDFile), filepath.Join(dir, evalharness.ReportHTML)
+		out.ReportMD, out.ReportHTML = filepath.Join(dir, pool.ReportMDFile), filepath.Join(dir, pool.ReportHTML)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Evaluated %d tasks: pass@1 %.1f%% (%d/%d), exec@1 %.1f%%.\n", summary.N, 100*summary.PassAt1, summary.Passed, summary.N, 100*summary.ExecAt1)
@@ -390,7 +391,7 @@ type progressEvaluator struct {
 	prog  *progress
 }
 
-func (p *progressEvaluator) Evaluate(ctx context.Context, t *evalharness.Task, e *evalharness.ExpectedCalls, response string) (evalharness.Verdict, error) {
+func (p *progressEvaluator) Evaluate(ctx context.Context, t *pool.Task, e *pool.ExpectedCalls, response string) (evalharness.Verdict, error) {
 	v, err := p.inner.Evaluate(ctx, t, e, response)
 	n := int(p.done.Add(1))
 	p.prog.send(min(n, p.total), p.total, fmt.Sprintf("%d/%d samples evaluated (last: %s)", min(n, p.total), p.total, t.TaskID))
@@ -447,7 +448,7 @@ func sanitizeName(s string) string {
 
 // defaultRunName derives a stable run name from what is evaluated, so that
 // repeating a call resumes its run.
-func defaultRunName(r evalReq, tasksPath string, preds []*evalharness.Prediction) string {
+func defaultRunName(r evalReq, tasksPath string, preds []*pool.Prediction) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%v\x00%s\x00", tasksPath, r.library, r.condition, r.limit, r.useModel, r.retrieval)
 	for _, p := range preds {

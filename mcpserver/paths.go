@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // readRoots returns the directories whose files evaluate may read when an
@@ -97,7 +97,7 @@ func (s *Server) checkReadPath(tool, param, path string) (string, error) {
 // parser's message can quote the offending bytes), anything else says the
 // file could not be read.
 func loadError(tool, param, path string, err error) string {
-	if pe, ok := errors.AsType[*evalharness.ParseError](err); ok {
+	if pe, ok := errors.AsType[*jsonl.ParseError](err); ok {
 		return fmt.Sprintf("%s: %s %q: line %d is not a valid record of this file type", tool, param, truncate(path, 200), pe.Line)
 	}
 	return fmt.Sprintf("%s: %s %q could not be read", tool, param, truncate(path, 200))

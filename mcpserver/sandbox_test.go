@@ -11,6 +11,7 @@ import (
 
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
@@ -100,7 +101,7 @@ func TestCheckCode_SandboxUserLine(t *testing.T) {
 // report path.
 func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
 	c := inProcess(t, sandboxServer(t))
-	tasks, err := evalharness.LoadTasks(evalTasks, evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(evalTasks, pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
 		} `json:"summary"`
 	}
 	structured(t, res, &out)
-	if out.Tasks != 2 || out.Summary.N != 2 || out.Summary.Passed != 2 || out.ReportMD != filepath.Join(out.RunDir, evalharness.ReportMDFile) {
+	if out.Tasks != 2 || out.Summary.N != 2 || out.Summary.Passed != 2 || out.ReportMD != filepath.Join(out.RunDir, pool.ReportMDFile) {
 		t.Errorf("evaluate: %+v\n%s", out, text(res))
 	}
 	if !strings.Contains(text(res), "pass@1 100.0%") {

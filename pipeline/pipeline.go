@@ -27,6 +27,7 @@ import (
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -256,7 +257,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	// Stages 3 and 4.
-	var tasks []*evalharness.Task
+	var tasks []*pool.Task
 	if !cfg.SkipTasks {
 		var err error
 		// The old environment decides exercises_change (construct.BuildConfig.OldEnv):
@@ -274,7 +275,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 			tasksPath = "" // readOr builds
 		}
-		tasks, err = readOr(tasksPath, func() ([]*evalharness.Task, error) {
+		tasks, err = readOr(tasksPath, func() ([]*pool.Task, error) {
 			log.Info("stage: tasks build", "bundles", len(all))
 			ts, bsum, err := construct.BuildTasks(ctx, bcfg)
 			if err != nil {
@@ -282,12 +283,12 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 			log.Info("tasks built", "tasks", bsum.Tasks, "by_difficulty", bsum.ByDifficulty, "modified", bsum.ModifiedTasks,
 				"exercising", bsum.ExercisingTasks, "static_exercising", bsum.StaticExercising, "old_env_check", bsum.OldEnvCheck)
-			if err := evalharness.WriteTasks(p.Tasks, ts); err != nil {
+			if err := pool.WriteTasks(p.Tasks, ts); err != nil {
 				return nil, err
 			}
 			return ts, construct.WriteOptions(p.Tasks, opts)
-		}, func(path string) ([]*evalharness.Task, error) {
-			return evalharness.LoadTasks(path, evalharness.LoadOptions{})
+		}, func(path string) ([]*pool.Task, error) {
+			return pool.LoadTasks(path, pool.LoadOptions{})
 		}, sum.Stages, "tasks")
 		if err != nil {
 			return sum, fmt.Errorf("stage tasks: %w", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -98,14 +99,14 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		return usagef("eval run: --workers and --samples must be >= 0")
 	}
 
-	tasks, err := evalharness.LoadTasks(cfg.tasks, evalharness.LoadOptions{
+	tasks, err := pool.LoadTasks(cfg.tasks, pool.LoadOptions{
 		SkipInvalid: cfg.skipInvalid, AllowCustomSetup: cfg.allowCustomSetup,
 		Invalid: func(err error) { g.log.Warn("skipping invalid task", "err", err) },
 	})
 	if err != nil {
 		return err
 	}
-	preds, err := evalharness.LoadPredictions(cfg.predictions)
+	preds, err := pool.LoadPredictions(cfg.predictions)
 	if err != nil {
 		return err
 	}
@@ -119,9 +120,9 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 			expectedPath = p
 		}
 	}
-	var expected map[string]*evalharness.ExpectedCalls
+	var expected map[string]*pool.ExpectedCalls
 	if expectedPath != "" {
-		if expected, err = evalharness.LoadExpectedCalls(expectedPath); err != nil {
+		if expected, err = pool.LoadExpectedCalls(expectedPath); err != nil {
 			return err
 		}
 	}
@@ -236,7 +237,7 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 		fmt.Fprintf(w, ", %d infra errors excluded", len(s.InfraErrors))
 	}
 	fmt.Fprintln(w)
-	for _, l := range append([]string{evalharness.LabelPass}, evalharness.Labels...) {
+	for _, l := range append([]string{pool.LabelPass}, pool.Labels...) {
 		if c := s.Labels[l]; c > 0 {
 			fmt.Fprintf(w, "  %-18s %d\n", l, c)
 		}
@@ -245,7 +246,7 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 		fmt.Fprintf(w, "  %-18s %d\n", "(unlabelled)", c)
 	}
 	for _, st := range slices.Sorted(maps.Keys(s.Statuses)) {
-		if st != evalharness.StatusPass {
+		if st != pool.StatusPass {
 			fmt.Fprintf(w, "  status %-18s %d\n", st, s.Statuses[st])
 		}
 	}
@@ -299,7 +300,7 @@ A directory may be a run cell (holding results.jsonl) or a run holding cells as 
 			if err != nil {
 				return err
 			}
-			md, html := filepath.Join(dir, evalharness.ReportMDFile), filepath.Join(dir, evalharness.ReportHTML)
+			md, html := filepath.Join(dir, pool.ReportMDFile), filepath.Join(dir, pool.ReportHTML)
 			if asJSON {
 				return writeJSON(g.stdout, map[string]string{"markdown": md, "html": html})
 			}

@@ -9,24 +9,25 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
 // unstackTask is a real task on numpy.unstack (new in numpy 2.1), runnable
 // in the trixie-sci environment (numpy 2.2).
-func unstackTask(id string) *evalharness.Task {
-	return &evalharness.Task{
+func unstackTask(id string) *pool.Task {
+	return &pool.Task{
 		TaskID: id, APIName: "numpy.unstack", Library: "numpy", Domain: "data_science", Difficulty: "easy", Novelty: "new",
 		Description:       "Split the 2-D array x into its rows as a tuple of 1-D arrays, assigned to parts.",
 		ContextCode:       "import numpy as np\nx = np.arange(6).reshape(2, 3)",
 		MaskedRegion:      "parts = np.unstack(x)",
 		ReferenceSolution: "import numpy as np\nx = np.arange(6).reshape(2, 3)\nparts = np.unstack(x)",
-		TestHarness: evalharness.TestHarness{
-			SetupCode: evalharness.StockMonitor("numpy.unstack"),
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor("numpy.unstack"),
 			ExecutionTest: "# --- target-API call check (auto-injected) ---\n" +
 				"assert _target_api_spy_installed, \"target-API spy failed to install\"\n" +
 				"assert _target_api_call_count[0] > 0, \"solution did not call target API\"\n" +
-				"_target_api_call_count[0] = 0\n" + evalharness.EndCheckMarker + "\n" +
+				"_target_api_call_count[0] = 0\n" + pool.EndCheckMarker + "\n" +
 				"assert len(parts) == 2 and parts[1].tolist() == [3, 4, 5], parts\n",
 			TargetAPI: "numpy.unstack", GenerationMethod: "execute_then_assert",
 		},
@@ -88,11 +89,11 @@ func TestEvalRun_RealSandbox(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
 		t.Fatalf("eval run --json: %v\n%s", err, stdout.String())
 	}
-	results, _, err := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile))
+	results, _, err := pool.ReadResults(filepath.Join(out, pool.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]evalharness.TaskResult{}
+	got := map[string]pool.TaskResult{}
 	for _, r := range results {
 		got[r.TaskID] = r
 	}
@@ -132,14 +133,14 @@ func TestEvalRun_RealSandbox(t *testing.T) {
 		strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun: exit %d; stderr:\n%s", code, stderr.String())
 	}
-	if rs, _, _ := evalharness.ReadResults(filepath.Join(out, evalharness.ResultsFile)); len(rs) != 4 {
+	if rs, _, _ := pool.ReadResults(filepath.Join(out, pool.ResultsFile)); len(rs) != 4 {
 		t.Errorf("after rerun results.jsonl has %d records; want 4", len(rs))
 	}
 
 	if code := run(t.Context(), []string{"eval", "report", out}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("eval report: exit %d; stderr:\n%s", code, stderr.String())
 	}
-	for _, f := range []string{evalharness.ReportMDFile, evalharness.ReportHTML} {
+	for _, f := range []string{pool.ReportMDFile, pool.ReportHTML} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/pool"
 )
 
 type evalSweepConfig struct {
@@ -84,7 +85,7 @@ func runEvalSweep(cmd *cobra.Command, g *globals, cfg evalSweepConfig) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := evalharness.LoadTasks(cfg.tasks, evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(cfg.tasks, pool.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -100,9 +101,9 @@ func runEvalSweep(cmd *cobra.Command, g *globals, cfg evalSweepConfig) error {
 			expectedPath = ""
 		}
 	}
-	var expected map[string]*evalharness.ExpectedCalls
+	var expected map[string]*pool.ExpectedCalls
 	if expectedPath != "" {
-		if expected, err = evalharness.LoadExpectedCalls(expectedPath); err != nil {
+		if expected, err = pool.LoadExpectedCalls(expectedPath); err != nil {
 			return err
 		}
 	}
@@ -175,16 +176,16 @@ func splitList(s string) []string {
 }
 
 // selectInstance keeps the tasks listed in an instance file, in its order.
-func selectInstance(tasks []*evalharness.Task, path string) ([]*evalharness.Task, error) {
-	ids, err := evalharness.LoadInstance(path)
+func selectInstance(tasks []*pool.Task, path string) ([]*pool.Task, error) {
+	ids, err := pool.LoadInstance(path)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]*evalharness.Task, len(tasks))
+	byID := make(map[string]*pool.Task, len(tasks))
 	for _, t := range tasks {
 		byID[t.TaskID] = t
 	}
-	out := make([]*evalharness.Task, 0, len(ids))
+	out := make([]*pool.Task, 0, len(ids))
 	for i, id := range ids {
 		t, ok := byID[id]
 		if !ok {

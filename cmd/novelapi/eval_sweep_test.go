@@ -13,12 +13,13 @@ import (
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
 // numpyFixtureTasks returns the numpy tasks of evalharness's real task
 // fixture that have a bundle in generate's sweep fixture (at most n).
-func numpyFixtureTasks(t *testing.T, n int) ([]*evalharness.Task, []bundles.Bundle) {
+func numpyFixtureTasks(t *testing.T, n int) ([]*pool.Task, []bundles.Bundle) {
 	t.Helper()
 	bs, _, err := bundles.ReadBundles(filepath.Join("..", "..", "generate", "testdata", "sweep-bundles.jsonl"), jsonl.ReadOptions{})
 	if err != nil {
@@ -28,11 +29,11 @@ func numpyFixtureTasks(t *testing.T, n int) ([]*evalharness.Task, []bundles.Bund
 	for _, b := range bs {
 		have[b.APIName] = true
 	}
-	all, err := evalharness.LoadTasks(filepath.Join("..", "..", "evalharness", "testdata", "tasks", "tasks.jsonl"), evalharness.LoadOptions{})
+	all, err := pool.LoadTasks(filepath.Join("..", "..", "evalharness", "testdata", "tasks", "tasks.jsonl"), pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*evalharness.Task
+	var out []*pool.Task
 	for _, tk := range all {
 		if have[tk.APIName] && len(out) < n {
 			out = append(out, tk)
@@ -43,7 +44,7 @@ func numpyFixtureTasks(t *testing.T, n int) ([]*evalharness.Task, []bundles.Bund
 
 // referenceServer answers with the task's masked region when the prompt
 // carries documentation (any), and with an empty answer otherwise.
-func referenceServer(t *testing.T, tasks []*evalharness.Task, needDocs bool) *llmtest.Server {
+func referenceServer(t *testing.T, tasks []*pool.Task, needDocs bool) *llmtest.Server {
 	return llmtest.NewServer(t, func(r llmtest.Request) ([]string, int) {
 		if needDocs && !strings.HasPrefix(r.Last(), "# Reference Documentation:\n") {
 			return []string{""}, 0
@@ -109,12 +110,12 @@ func TestEvalSweep_RealSandbox(t *testing.T) {
 	if len(got) != 4 || got["oracle/S+E"] != 1 || got["oracle/none"] != 0 {
 		t.Errorf("pass@1 per cell %v; want 4 cells, oracle S+E 1.0, none 0", got)
 	}
-	md, err := os.ReadFile(filepath.Join(out, evalharness.ReportMDFile))
+	md, err := os.ReadFile(filepath.Join(out, pool.ReportMDFile))
 	if err != nil || !strings.Contains(string(md), "retrieved") || !strings.Contains(string(md), "oracle") {
 		t.Errorf("report.md (%v):\n%s", err, md)
 	}
 	for _, cell := range []string{"oracle/none", "oracle/S+E", "hybrid/none", "hybrid/S+E"} {
-		if _, err := os.Stat(filepath.Join(out, cell, evalharness.ResultsFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, cell, pool.ResultsFile)); err != nil {
 			t.Errorf("cell %s: %v", cell, err)
 		}
 	}
@@ -141,7 +142,7 @@ func TestTasksFilter_RealSandbox(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tasks filter exit %d\nstderr: %s", code, stderr.String())
 	}
-	ids, err := evalharness.LoadInstance(filepath.Join(dir, "instances", "weak-7b.txt"))
+	ids, err := pool.LoadInstance(filepath.Join(dir, "instances", "weak-7b.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // endpointFlags are the flags of every command that calls a model.
@@ -68,7 +68,7 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 			if err != nil {
 				return err
 			}
-			tasks, err := evalharness.LoadTasks(tasksPath, evalharness.LoadOptions{})
+			tasks, err := pool.LoadTasks(tasksPath, pool.LoadOptions{})
 			if err != nil {
 				return err
 			}

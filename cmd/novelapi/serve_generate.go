@@ -7,19 +7,19 @@ import (
 	"path/filepath"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/generate"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // mcpGenerator returns the evaluate tool's use_model hook: it generates
 // predictions for the selected tasks with client, taking knowledge from the
 // index at indexDir (the task's own bundle for "oracle", hybrid retrieval
 // for "retrieved").
-func mcpGenerator(client *llm.Client, indexDir string) func(context.Context, mcpserver.GenerateRequest) ([]*evalharness.Prediction, error) {
-	return func(ctx context.Context, r mcpserver.GenerateRequest) ([]*evalharness.Prediction, error) {
+func mcpGenerator(client *llm.Client, indexDir string) func(context.Context, mcpserver.GenerateRequest) ([]*pool.Prediction, error) {
+	return func(ctx context.Context, r mcpserver.GenerateRequest) ([]*pool.Prediction, error) {
 		ix, err := index.Open(indexDir, index.OpenOptions{})
 		if err != nil {
 			return nil, err
@@ -52,6 +52,6 @@ func mcpGenerator(client *llm.Client, indexDir string) func(context.Context, mcp
 		if _, err := generate.Run(ctx, generate.Config{Tasks: r.Tasks, Condition: cond, Source: src, Client: client, Out: out}); err != nil {
 			return nil, err
 		}
-		return evalharness.LoadPredictions(out)
+		return pool.LoadPredictions(out)
 	}
 }

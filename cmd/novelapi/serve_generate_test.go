@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/llm/llmtest"
 	"github.com/novelapi/novelapi/mcpserver"
+	"github.com/novelapi/novelapi/pool"
 )
 
 func TestMCPGenerator_OracleAndRetrieved(t *testing.T) {
@@ -30,7 +30,7 @@ func TestMCPGenerator_OracleAndRetrieved(t *testing.T) {
 	})
 	client, _ := llm.New(llm.Config{Endpoint: srv.URL, Model: "fake"})
 	gen := mcpGenerator(client, dir)
-	tasks := []*evalharness.Task{{TaskID: "t1", APIName: "numpy.unstack", Library: "numpy",
+	tasks := []*pool.Task{{TaskID: "t1", APIName: "numpy.unstack", Library: "numpy",
 		Description: "Split the rows of x into a tuple.", ContextCode: "import numpy as np\nx = np.eye(2)"}}
 	for _, retrieval := range []string{"oracle", "retrieved"} {
 		preds, err := gen(t.Context(), mcpserver.GenerateRequest{Tasks: tasks, Condition: "S", Retrieval: retrieval})

@@ -15,6 +15,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/pipeline"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -110,7 +111,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	}
 	progress := progressWriter(g)
 	var (
-		tasks []*evalharness.Task
+		tasks []*pool.Task
 		bsum  construct.BuildSummary
 	)
 	var oldEnv *sandbox.Environment
@@ -130,7 +131,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	if why == "" {
 		// A rerun resumes: the tasks stay, call records and C1 verdicts
 		// already written are reused below.
-		if tasks, err = evalharness.LoadTasks(cfg.out, evalharness.LoadOptions{}); err != nil {
+		if tasks, err = pool.LoadTasks(cfg.out, pool.LoadOptions{}); err != nil {
 			return err
 		}
 		g.log.Info("reusing tasks (newer than the bundles; --rebuild builds them again)", "tasks", len(tasks), "file", cfg.out)
@@ -147,7 +148,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 				return err
 			}
 		}
-		if err := evalharness.WriteTasks(cfg.out, tasks); err != nil {
+		if err := pool.WriteTasks(cfg.out, tasks); err != nil {
 			return err
 		}
 		if err := construct.WriteOptions(cfg.out, opts); err != nil {

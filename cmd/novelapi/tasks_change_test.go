@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -41,7 +41,7 @@ func TestTasksBuildChangeOnly_RealSandbox(t *testing.T) {
 	if b := sum.Build; b.ModifiedAPIs != 6 || b.ExercisedAPIs != 3 || b.ModifiedTasks != 6 || b.ExercisingTasks != 3 {
 		t.Errorf("summary %+v; want 6 modified APIs, 3 exercised, 6 modified tasks, 3 exercising", b)
 	}
-	tasks, err := evalharness.LoadTasks(out, evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(out, pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestTasksBuildReuseOptions_RealSandbox(t *testing.T) {
 		if s.why != "" && !strings.Contains(stderr, s.why) {
 			t.Errorf("%s: stderr does not say %q:\n%s", s.name, s.why, stderr)
 		}
-		tasks, err := evalharness.LoadTasks(out, evalharness.LoadOptions{})
+		tasks, err := pool.LoadTasks(out, pool.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

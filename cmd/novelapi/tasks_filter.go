@@ -14,6 +14,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm"
+	"github.com/novelapi/novelapi/pool"
 )
 
 type tasksFilterConfig struct {
@@ -81,7 +82,7 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 	if err != nil {
 		return err
 	}
-	tasks, err := evalharness.LoadTasks(cfg.tasks, evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(cfg.tasks, pool.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -137,9 +138,9 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 	if err != nil {
 		return err
 	}
-	var expected map[string]*evalharness.ExpectedCalls
+	var expected map[string]*pool.ExpectedCalls
 	if p := filepath.Join(dir, "expected_calls.jsonl"); fileExists(p) {
-		if expected, err = evalharness.LoadExpectedCalls(p); err != nil {
+		if expected, err = pool.LoadExpectedCalls(p); err != nil {
 			return err
 		}
 	}
@@ -163,7 +164,7 @@ func runTasksFilter(ctx context.Context, g *globals, cfg tasksFilterConfig) erro
 
 // keptTasks returns the tasks whose record in the filter file at path is
 // kept, in tasks' order.
-func keptTasks[R any](tasks []*evalharness.Task, path string, id func(R) (string, bool)) ([]*evalharness.Task, error) {
+func keptTasks[R any](tasks []*pool.Task, path string, id func(R) (string, bool)) ([]*pool.Task, error) {
 	recs, _, err := jsonl.Read[R](path, jsonl.ReadOptions{SkipBad: true})
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func keptTasks[R any](tasks []*evalharness.Task, path string, id func(R) (string
 		k, v := id(r)
 		kept[k] = v
 	}
-	var out []*evalharness.Task
+	var out []*pool.Task
 	for _, t := range tasks {
 		if kept[t.TaskID] {
 			out = append(out, t)

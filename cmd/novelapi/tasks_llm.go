@@ -6,7 +6,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
-	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -14,7 +14,7 @@ import (
 // (construct.BuildTasks) or llm (construct.GenerateTasks with the
 // --endpoint/--model flags).
 func buildPool(ctx context.Context, g *globals, cfg tasksBuildConfig, bs []bundles.Bundle, env, oldEnv *sandbox.Environment,
-	runner sandbox.Runner, progress io.Writer) ([]*evalharness.Task, construct.BuildSummary, error) {
+	runner sandbox.Runner, progress io.Writer) ([]*pool.Task, construct.BuildSummary, error) {
 	switch cfg.generator {
 	case "", "offline":
 		return construct.BuildTasks(ctx, construct.BuildConfig{

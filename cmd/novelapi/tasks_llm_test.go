@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/llm/llmtest"
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
@@ -51,7 +51,7 @@ func TestTasksBuildLLM_RealSandbox(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
 		t.Fatal(err)
 	}
-	tasks, err := evalharness.LoadTasks(out, evalharness.LoadOptions{})
+	tasks, err := pool.LoadTasks(out, pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

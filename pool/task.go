@@ -1,4 +1,4 @@
-package evalharness
+package pool
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/internal/pysyntax"
 )
 
 // A Task is one benchmark task: the protocol's tasks.jsonl record
@@ -135,6 +136,18 @@ type TestHarness struct {
 // (SpyRequired is nil or true).
 func (t *Task) SpyNeeded() bool { return t.SpyRequired == nil || *t.SpyRequired }
 
+// Targets returns the APIs the task's spy watches: APIName, then the
+// SpyAPIs that differ from it, in order.
+func (t *Task) Targets() []string {
+	out := []string{t.APIName}
+	for _, s := range t.SpyAPIs {
+		if s != "" && s != t.APIName {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Leaf returns the last dotted segment of the target API name.
 func (t *Task) Leaf() string { return leafOf(t.APIName) }
 
@@ -198,7 +211,7 @@ type Prediction struct {
 // fails on the first invalid task.
 type LoadOptions struct {
 	// SkipInvalid skips invalid tasks instead of failing; each one is
-	// reported through Invalid (if set) as a *ParseError.
+	// reported through Invalid (if set) as a *jsonl.ParseError.
 	SkipInvalid bool
 	Invalid     func(err error)
 	// AllowCustomSetup accepts a setup_code that is not the stock monitor
@@ -206,16 +219,12 @@ type LoadOptions struct {
 	AllowCustomSetup bool
 }
 
-// ParseError is jsonl.ParseError: a malformed or invalid record of a JSONL
-// file, naming the file and the 1-based line.
-type ParseError = jsonl.ParseError
-
 // maxLine bounds one JSONL record (the largest released records are a few
 // hundred KB).
 const maxLine = 64 << 20
 
 // readJSONL calls fn for each non-blank line of path with its 1-based number.
-// An error from fn is wrapped in a *ParseError naming path and line.
+// An error from fn is wrapped in a *jsonl.ParseError naming path and line.
 func readJSONL(path string, fn func(line int, data []byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -229,14 +238,14 @@ func readJSONL(path string, fn func(line int, data []byte) error) error {
 		if len(data) > 0 {
 			n++
 			if len(data) > maxLine {
-				return &ParseError{Path: path, Line: n, Err: errors.New("line too long")}
+				return &jsonl.ParseError{Path: path, Line: n, Err: errors.New("line too long")}
 			}
 			if t := bytes.TrimSpace(data); len(t) > 0 {
 				if ferr := fn(n, t); ferr != nil {
-					if _, ok := errors.AsType[*ParseError](ferr); ok {
+					if _, ok := errors.AsType[*jsonl.ParseError](ferr); ok {
 						return ferr
 					}
-					return &ParseError{Path: path, Line: n, Err: ferr}
+					return &jsonl.ParseError{Path: path, Line: n, Err: ferr}
 				}
 			}
 		}
@@ -271,7 +280,7 @@ func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
 				return err
 			}
 			if opts.Invalid != nil {
-				opts.Invalid(&ParseError{Path: path, Line: line, Err: err})
+				opts.Invalid(&jsonl.ParseError{Path: path, Line: line, Err: err})
 			}
 			return nil
 		}
@@ -317,7 +326,7 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 	switch t.SpyScope {
 	case SpyScopeCompletion:
 	case SpyScopeEntryPoint:
-		if !isIdentifier(t.EntryPoint) {
+		if !pysyntax.IsIdentifier(t.EntryPoint) {
 			errs = append(errs, fmt.Sprintf("spy_scope %q needs an entry_point identifier, have %q", t.SpyScope, t.EntryPoint))
 		}
 	default:

@@ -1,10 +1,10 @@
-package bundles_test
+package pysyntax_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/pysyntax"
 )
 
 func TestSplitTopLevel(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSplitTopLevel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := bundles.SplitTopLevel(tt.in); !slices.Equal(got, tt.want) {
+			if got := pysyntax.SplitTopLevel(tt.in); !slices.Equal(got, tt.want) {
 				t.Errorf("SplitTopLevel(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
@@ -27,11 +27,11 @@ func TestSplitTopLevel(t *testing.T) {
 }
 
 func TestCutTopLevel(t *testing.T) {
-	before, after, ok := bundles.CutTopLevel("x: dict[str, int] = {'a': 1}", '=')
+	before, after, ok := pysyntax.CutTopLevel("x: dict[str, int] = {'a': 1}", '=')
 	if !ok || before != "x: dict[str, int] " || after != " {'a': 1}" {
 		t.Errorf("CutTopLevel = %q, %q, %v", before, after, ok)
 	}
-	if _, _, ok := bundles.CutTopLevel("f(a=1)", '='); ok {
+	if _, _, ok := pysyntax.CutTopLevel("f(a=1)", '='); ok {
 		t.Error("CutTopLevel found a separator inside brackets")
 	}
 }
@@ -48,7 +48,7 @@ func TestMatchBracket(t *testing.T) {
 		{"g({'a': [1, 2]})", 1, 15},
 	}
 	for _, tt := range tests {
-		if got := bundles.MatchBracket(tt.in, tt.open); got != tt.want {
+		if got := pysyntax.MatchBracket(tt.in, tt.open); got != tt.want {
 			t.Errorf("MatchBracket(%q, %d) = %d, want %d", tt.in, tt.open, got, tt.want)
 		}
 	}

@@ -1,6 +1,12 @@
-package bundles
+// Package pysyntax reads Python source text without running Python:
+// identifiers, brackets and top-level separators of parameter lists and call
+// arguments.
+package pysyntax
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // walkCode calls f for each byte of s, from start on, that is outside
 // string quotes, with the bracket depth ((), [], {}) after that byte, until
@@ -79,4 +85,20 @@ func MatchBracket(s string, open int) int {
 		return true
 	})
 	return end
+}
+
+// IsIdentifier reports whether s is a Python identifier: letters (Unicode
+// included), digits and underscores, not starting with a digit. Keywords
+// count as identifiers.
+func IsIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) {
+			continue
+		}
+		return false
+	}
+	return true
 }
