@@ -413,6 +413,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 			OutputKill: 256 << 20,
 			TmpSize:    512 << 20,
 			FileSize:   64 << 20,
+			OutSize:    64 << 20,
 		},
 	}
 	res, err := runner.Run(ctx, spec)

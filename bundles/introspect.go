@@ -89,6 +89,7 @@ var IntrospectLimits = sandbox.Limits{
 	OutputKill: 512 << 20,
 	TmpSize:    256 << 20,
 	FileSize:   256 << 20,
+	OutSize:    256 << 20,
 }
 
 // ErrLibraryMissing reports an environment in which a library cannot be

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -41,7 +40,9 @@ type BwrapConfig struct {
 
 // Bwrap runs programs with bubblewrap over an environment's root
 // filesystem (sandbox-spec §4.3): read-only root, private /proc, sized
-// tmpfs /tmp, read-only /job, writable /out, new user, pid, ipc, uts, net
+// tmpfs /tmp, read-only /job, writable /out on a tmpfs that the harness
+// mounts in the run directory (sized by Limits.OutSize and OutFiles, read
+// back after the run, unmounted before Run returns), new user, pid, ipc, uts, net
 // and cgroup namespaces (only loopback inside), cleared environment, all
 // capabilities dropped, uid/gid 65534 inside, one cgroup per run for
 // memory, pids and CPU, rlimits for open files, file size, core dumps and
@@ -78,7 +79,8 @@ var (
 // process) and that per-run cgroups can be created, then sweeps cgroups and
 // run directories left by harness processes that died mid-run (P19, P20).
 // It returns an error wrapping ErrUnavailable when bwrap is missing, the
-// probe fails or no cgroup hierarchy is writable.
+// probe fails, no cgroup hierarchy is writable or the harness cannot mount
+// the tmpfs that bounds /out (it needs CAP_SYS_ADMIN: root).
 func NewBwrap(cfg BwrapConfig) (*Bwrap, error) {
 	log := cfg.Log
 	if log == nil {
@@ -110,7 +112,10 @@ func NewBwrap(cfg BwrapConfig) (*Bwrap, error) {
 	if n := cg.sweep(log); n > 0 {
 		log.Info("sandbox: removed leftover run cgroups", "count", n)
 	}
-	b.sweepDirs()
+	sweepRunDirs(tmp, log)
+	if err := probeOutDir(tmp); err != nil {
+		return nil, fmt.Errorf("%w: bwrap: a sized %s: %v (run as root)", ErrUnavailable, OutDir, err)
+	}
 	return b, nil
 }
 
@@ -136,38 +141,6 @@ func probeBwrap(path string) error {
 	}
 	probeDone[path] = err
 	return err
-}
-
-// runDirPrefix starts every per-run directory name; the owner tag after it
-// lets sweepDirs tell dead harnesses' leftovers from live runs.
-const runDirPrefix = "novelapi-run-"
-
-func (b *Bwrap) sweepDirs() {
-	ents, err := os.ReadDir(b.tmp)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !e.IsDir() || !strings.HasPrefix(name, runDirPrefix) || ownerAlive(strings.TrimPrefix(name, runDirPrefix)) {
-			continue
-		}
-		if err := removeRunDir(filepath.Join(b.tmp, name)); err != nil {
-			b.log.Warn("sandbox: sweep leftover run dir", "dir", name, "err", err)
-		}
-	}
-}
-
-// removeRunDir removes a run directory whose read-only parts (job/ is
-// 0555) would stop a non-root RemoveAll.
-func removeRunDir(dir string) error {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
 }
 
 // Run executes spec under bwrap. See [Runner] for the error contract.
@@ -207,12 +180,14 @@ func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 			b.log.Warn("sandbox: remove run dir", "dir", dir, "err", rerr)
 		}
 	}()
-	jobDir, outDir := filepath.Join(dir, "job"), filepath.Join(dir, "out")
+	jobDir := filepath.Join(dir, "job")
 	if err := writeJobDir(jobDir, spec.Files); err != nil {
 		return fail(fmt.Errorf("sandbox: write %s: %w", JobDir, err))
 	}
-	if err := os.Mkdir(outDir, 0o700); err != nil {
-		return fail(fmt.Errorf("sandbox: create %s: %w", OutDir, err))
+	// Inside the user namespace uid 65534 is the harness's uid.
+	outDir, err := makeOutDir(dir, lim, os.Getuid(), os.Getgid())
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
 	}
 
 	rls := clampRlimits(&lim, rlimitsFor(lim), hardLimit)
@@ -394,7 +369,10 @@ func (b *Bwrap) run(ctx context.Context, spec Spec) (res Result, err error) {
 	res.OutputLimitHit = outputHit.Load() || budget.hit()
 	res.Stdout, res.StdoutDropped = stdout.result()
 	res.Stderr, res.StderrDropped = stderr.result()
-	res.Outputs = readOutputs(outDir, lim.StreamCap)
+	outs := newOutputsReader(lim)
+	readOutputs(outDir, outs)
+	outs.apply(&res)
+	res.OutFull = outFull(outDir)
 
 	if ctx.Err() != nil && !res.TimedOut {
 		return fail(fmt.Errorf("sandbox: run cancelled: %w", context.Cause(ctx)))
@@ -601,31 +579,4 @@ func writeJobDir(dir string, files []File) error {
 		}
 	}
 	return os.Chmod(dir, 0o555)
-}
-
-// readOutputs returns the regular files under dir (relative slash paths),
-// each cut at max bytes. Symlinks and special files are ignored.
-func readOutputs(dir string, max int64) map[string][]byte {
-	out := map[string][]byte{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxOutputs {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		data, _ := io.ReadAll(io.LimitReader(f, max))
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = data
-		return nil
-	})
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }

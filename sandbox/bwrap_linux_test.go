@@ -186,7 +186,7 @@ const harnessEnvVar = "NOVELAPI_TEST_KILLED_HARNESS"
 // A harness SIGKILLed mid-run leaves no process of the run behind
 // (bwrap --die-with-parent, sandbox-spec P19), however its threads were
 // used, and the next harness's start-up sweep removes its run cgroup and
-// run directory.
+// run directory with its /out tmpfs.
 func TestBwrap_KilledHarnessLeavesNothing(t *testing.T) {
 	if os.Getenv(harnessEnvVar) == "1" {
 		b := newBwrap(t)
@@ -233,6 +233,9 @@ func TestBwrap_KilledHarnessLeavesNothing(t *testing.T) {
 	}
 	if m, _ := filepath.Glob("/sys/fs/cgroup/*/novelapi*/" + tag + "*"); len(m) > 0 {
 		t.Errorf("run cgroups left after the sweep: %v", m)
+	}
+	if mi, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(mi), "/novelapi-run-"+tag) {
+		t.Errorf("the /out tmpfs of the killed harness is still mounted after the sweep:\n%s", mi)
 	}
 	sandboxtest.AssertClean(t, b.Name())
 }

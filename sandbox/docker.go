@@ -66,12 +66,16 @@ type DockerConfig struct {
 	// CgroupRoot is where the host's cgroup hierarchy is mounted; "" means
 	// /sys/fs/cgroup. It is read only when the engine is local.
 	CgroupRoot string
+	// TempDir holds the per-run directories whose tmpfs is bound at
+	// OutDir; "" means os.TempDir().
+	TempDir string
 }
 
 // Docker runs programs in one container per run from the environment's
 // imported image (Manifest.DockerImage, see `novelapi env docker`), as
 // sandbox-spec §4.4 describes: no network, read-only root, tmpfs /tmp,
-// /job and /out on anonymous volumes, all capabilities dropped,
+// /job on an anonymous volume, /out bound from a sized tmpfs in a run
+// directory of the harness (see below), all capabilities dropped,
 // no-new-privileges, docker-init as PID 1, no log driver (output comes
 // through attach), memory = memory+swap, 1 CPU, a pids limit and ulimits,
 // user 65534:65534. Containers carry LabelManaged and are force-removed
@@ -91,11 +95,26 @@ type DockerConfig struct {
 // reached the limit after the start; a limit no higher than the runtime's
 // own start-up tasks (5-8 measured) may go unseen by the latter.
 //
+// /out is bounded like the bwrap backend's: the harness mounts a tmpfs of
+// Limits.OutSize bytes and Limits.OutFiles files in a run directory, binds
+// it at /out and reads it back after the exit. That needs a harness that
+// can mount (root) and an engine that sees the harness's mounts (a local
+// daemon in the same mount namespace; the bound directory exists only
+// inside the tmpfs, so any other engine refuses the bind rather than
+// binding something else). Where either is missing, /out is an anonymous
+// volume on the engine's disk as sandbox-spec §4.4 step 6 describes,
+// bounded in what is read back (Result.Outputs' caps) but not in what the
+// program can write there within its wall time; this is logged once, at
+// Warn, and Result.OutFull is then always false.
+//
 // A Docker is safe for concurrent use; Close releases the client.
 type Docker struct {
 	cli dockerAPI
 	log *slog.Logger
 	cg  *dockerCgroups // nil: CPU, peak memory and pids hits are not measured
+	tmp string
+	// volumeOut is set once /out cannot be a bound tmpfs here.
+	volumeOut atomic.Bool
 }
 
 var _ Runner = (*Docker)(nil)
@@ -123,8 +142,13 @@ func newDocker(cli dockerAPI, cfg DockerConfig) (*Docker, error) {
 		cli.Close()
 		return nil, fmt.Errorf("%w: docker: no engine answers: %v", ErrUnavailable, err)
 	}
-	d := &Docker{cli: cli, log: log}
+	tmp := cfg.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	d := &Docker{cli: cli, log: log, tmp: tmp}
 	d.sweep(ctx)
+	sweepRunDirs(tmp, log)
 	d.cg = d.openCgroups(ctx, cfg.CgroupRoot)
 	return d, nil
 }
@@ -240,13 +264,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		Tmpfs:          map[string]string{"/tmp": fmt.Sprintf("rw,nosuid,nodev,size=%d,mode=1777", lim.TmpSize)},
 		Mounts: []mount.Mount{
 			{Type: mount.TypeVolume, Target: JobDir},
-			// /out takes the image directory's ownership (a new volume copies
-			// it): the environment's root filesystem has /out owned by
-			// 65534:65534. Not a tmpfs, whose content would be gone by the
-			// time CopyFromContainer reads it (moby/moby#22020), and not a
-			// tmpfs-backed local volume either: the driver unmounts it when
-			// the container stops.
-			{Type: mount.TypeVolume, Target: OutDir},
+			{Type: mount.TypeVolume, Target: OutDir}, // replaced by the bound tmpfs below where possible
 		},
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},
@@ -276,7 +294,24 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 			}()
 		}
 	}
+	// Deferred before the container's removal, so it runs after it.
+	runDir, outDir := d.makeOutDir(lim)
+	if runDir != "" {
+		defer func() {
+			if err := removeRunDir(runDir); err != nil {
+				d.log.Warn("sandbox: docker: remove run dir", "dir", runDir, "err", err)
+			}
+		}()
+		hc.Mounts[1] = mount.Mount{Type: mount.TypeBind, Source: outDir, Target: OutDir}
+	}
 	created, err := d.cli.ContainerCreate(ctx, cfg, hc, nil, nil, "")
+	if err != nil && outDir != "" && strings.Contains(err.Error(), "bind source path does not exist") {
+		// The engine does not see the harness's mounts.
+		d.useVolumeOut(err.Error())
+		outDir = ""
+		hc.Mounts[1] = mount.Mount{Type: mount.TypeVolume, Target: OutDir}
+		created, err = d.cli.ContainerCreate(ctx, cfg, hc, nil, nil, "")
+	}
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: docker: create container: %w", err))
 	}
@@ -395,7 +430,14 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	if cg != nil && !cg.apply(&res, lim.PIDs) {
 		d.log.Warn("sandbox: docker: the run cgroup saw nothing of the container; CPU time, peak memory and pids-limit hit not measured", "cgroup", cg.parent)
 	}
-	res.Outputs = d.outputs(ictx, id, lim.StreamCap)
+	outs := newOutputsReader(lim)
+	if outDir != "" {
+		readOutputs(outDir, outs)
+		res.OutFull = outFull(outDir)
+	} else {
+		d.outputs(ictx, id, outs)
+	}
+	outs.apply(&res)
 	res.TimedOut = timedOut.Load()
 	res.OutputLimitHit = outputHit.Load() || budget.hit()
 	res.Stdout, res.StdoutDropped = stdout.result()
@@ -431,20 +473,56 @@ func (d *Docker) remove(id string) {
 	}
 }
 
-// outputs reads the regular files under /out from the stopped container.
-func (d *Docker) outputs(ctx context.Context, id string, max int64) map[string][]byte {
+// makeOutDir returns a new run directory and the directory in its tmpfs
+// to bind at /out, or "", "" when /out must be a volume here.
+func (d *Docker) makeOutDir(lim Limits) (runDir, outDir string) {
+	if d.volumeOut.Load() {
+		return "", ""
+	}
+	dir, err := os.MkdirTemp(d.tmp, runDirPrefix+ownerTag()+"-")
+	if err != nil {
+		d.useVolumeOut(err.Error())
+		return "", ""
+	}
+	// The program runs as 65534:65534 (no user namespace remapping).
+	out, err := makeOutDir(dir, lim, 65534, 65534)
+	if err != nil {
+		_ = removeRunDir(dir)
+		d.useVolumeOut(err.Error())
+		return "", ""
+	}
+	return dir, out
+}
+
+// useVolumeOut makes every later run's /out an anonymous volume, logging
+// why the first time.
+func (d *Docker) useVolumeOut(reason string) {
+	if d.volumeOut.CompareAndSwap(false, true) {
+		d.log.Warn("sandbox: docker: "+OutDir+" is an anonymous volume on the engine's disk, bounded only in what is read back", "reason", reason)
+	}
+}
+
+// outputs offers the regular files under /out of the stopped container to
+// o, for an /out on a volume. The tar stream is read only as far as o
+// keeps bytes (tar skips the rest of each entry).
+//
+// /out takes the image directory's ownership (a new volume copies it): the
+// environment's root filesystem has /out owned by 65534:65534. It is not a
+// tmpfs inside the container, whose content would be gone by the time
+// CopyFromContainer reads it (moby/moby#22020), nor a tmpfs-backed local
+// volume: the driver unmounts it when the container stops.
+func (d *Docker) outputs(ctx context.Context, id string, o *outputsReader) {
 	rc, _, err := d.cli.CopyFromContainer(ctx, id, OutDir+"/.")
 	if err != nil {
 		d.log.Warn("sandbox: docker: copy outputs", "id", id, "err", err)
-		return nil
+		return
 	}
 	defer rc.Close()
-	out := map[string][]byte{}
 	tr := tar.NewReader(rc)
-	for len(out) < maxOutputs {
+	for {
 		h, err := tr.Next()
 		if err != nil {
-			break
+			return
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
@@ -453,13 +531,8 @@ func (d *Docker) outputs(ctx context.Context, id string, max int64) map[string][
 		if _, rest, ok := strings.Cut(name, "/"); ok && strings.HasPrefix(name, path.Base(OutDir)+"/") {
 			name = rest
 		}
-		data, _ := io.ReadAll(io.LimitReader(tr, max))
-		out[name] = data
+		o.add(name, h.Size, tr)
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 // tarFiles builds the /job tar stream: files with their modes (never

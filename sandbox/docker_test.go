@@ -103,3 +103,37 @@ func TestDocker_ThreadChurn(t *testing.T) {
 	sandboxtest.ThreadChurn(t, d, dockerEnv(t, "trixie-sci"), 50, 2)
 	sandboxtest.AssertClean(t, d.Name())
 }
+
+// Where the harness cannot bind a sized tmpfs at /out (here: a TempDir
+// that does not exist; elsewhere a harness that cannot mount, or an
+// engine that does not see its mounts), /out is an anonymous volume, and
+// what is read back of it still keeps Result.Outputs' caps, with what was
+// left out counted.
+func TestDocker_VolumeOutReadBackCapped(t *testing.T) {
+	d, err := sandbox.NewDocker(sandbox.DockerConfig{TempDir: filepath.Join(t.TempDir(), "missing")})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		sandboxtest.Unavailable(t, "no Docker engine answers: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	spec := sandbox.PythonSpec(dockerEnv(t, "trixie-sci"), []byte(
+		"for i in range(100):\n    open('/out/%03d' % i, 'w').write('z' * 1000)\n"))
+	spec.Limits.OutFiles, spec.Limits.OutSize, spec.Limits.StreamCap = 40, 30_500, 800
+	res, err := d.Run(t.Context(), spec)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run: %v, exit %d, stderr %q", err, res.ExitCode, res.Stderr)
+	}
+	var kept int
+	for _, v := range res.Outputs {
+		kept += len(v)
+	}
+	// 38 files of 800 bytes fill 30,400 of the 30,500 bytes, the 39th is
+	// cut at 100, the remaining 61 are left out.
+	if len(res.Outputs) != 39 || kept != 30_500 || res.OutputsDroppedFiles != 61 || res.OutputsDropped != 100_000-30_500 || res.OutFull {
+		t.Errorf("returned %d files, %d bytes; dropped %d files, %d bytes; OutFull %v; want 39, 30500; 61, %d; false",
+			len(res.Outputs), kept, res.OutputsDroppedFiles, res.OutputsDropped, res.OutFull, 100_000-30_500)
+	}
+	sandboxtest.AssertClean(t, d.Name())
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"sync"
 	"sync/atomic"
 )
@@ -81,4 +82,46 @@ func (w *cappedWriter) result() ([]byte, int64) {
 	out := make([]byte, len(w.buf))
 	copy(out, w.buf)
 	return out, w.dropped
+}
+
+// outputsReader gathers the files of OutDir into Result.Outputs with three
+// caps (per file, total bytes, file count) and counts what it leaves out,
+// so a flood of bytes or files in OutDir never grows the harness's memory
+// beyond the caps. Files are offered one at a time; it is not safe for
+// concurrent use.
+type outputsReader struct {
+	perFile, total int64 // bytes kept of one file, of all files
+	files          int   // files kept
+	out            map[string][]byte
+	kept           int64
+	dropped        int64
+	droppedFiles   int
+}
+
+func newOutputsReader(l Limits) *outputsReader {
+	return &outputsReader{perFile: l.StreamCap, total: l.OutSize, files: l.OutFiles, out: map[string][]byte{}}
+}
+
+// add offers the regular file name (relative to OutDir, slash-separated)
+// of size bytes, whose content r yields. It reads at most what the caps
+// leave room for.
+func (o *outputsReader) add(name string, size int64, r io.Reader) {
+	room := min(o.perFile, o.total-o.kept)
+	if len(o.out) >= o.files || (room <= 0 && size > 0) {
+		o.droppedFiles++
+		o.dropped += size
+		return
+	}
+	data, _ := io.ReadAll(io.LimitReader(r, room))
+	o.out[name] = data
+	o.kept += int64(len(data))
+	o.dropped += max(size-int64(len(data)), 0)
+}
+
+// apply records the outputs and what was dropped in res.
+func (o *outputsReader) apply(res *Result) {
+	if len(o.out) > 0 {
+		res.Outputs = o.out
+	}
+	res.OutputsDropped, res.OutputsDroppedFiles = o.dropped, o.droppedFiles
 }

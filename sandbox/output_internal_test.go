@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"maps"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,5 +149,47 @@ func TestCheckSpec_RejectsBadPaths(t *testing.T) {
 	}
 	if err := checkSpec(Spec{Environment: env, Files: []File{{Path: "a"}, {Path: "a"}}}); err == nil {
 		t.Errorf("checkSpec(duplicate) = nil; want an error")
+	}
+}
+
+func TestOutputsReader(t *testing.T) {
+	type file struct {
+		name string
+		size int
+	}
+	tests := []struct {
+		name             string
+		perFile, total   int64
+		files            int
+		in               []file
+		want             map[string]int // name → bytes kept
+		wantDropped      int64
+		wantDroppedFiles int
+	}{
+		{"AllFit", 10, 100, 5, []file{{"a", 3}, {"b", 10}, {"c", 0}},
+			map[string]int{"a": 3, "b": 10, "c": 0}, 0, 0},
+		{"PerFileCut", 4, 100, 5, []file{{"a", 10}, {"b", 3}},
+			map[string]int{"a": 4, "b": 3}, 6, 0},
+		{"TotalCutsThenDrops", 10, 12, 5, []file{{"a", 8}, {"b", 8}, {"c", 5}, {"d", 0}},
+			map[string]int{"a": 8, "b": 4, "d": 0}, 4 + 5, 1},
+		{"FileCount", 10, 100, 2, []file{{"a", 1}, {"b", 1}, {"c", 7}, {"d", 1}},
+			map[string]int{"a": 1, "b": 1}, 8, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newOutputsReader(Limits{StreamCap: tt.perFile, OutSize: tt.total, OutFiles: tt.files})
+			for _, f := range tt.in {
+				o.add(f.name, int64(f.size), strings.NewReader(strings.Repeat("x", f.size)))
+			}
+			var res Result
+			o.apply(&res)
+			got := map[string]int{}
+			for k, v := range res.Outputs {
+				got[k] = len(v)
+			}
+			if !maps.Equal(got, tt.want) || res.OutputsDropped != tt.wantDropped || res.OutputsDroppedFiles != tt.wantDroppedFiles {
+				t.Errorf("kept %v, dropped %d bytes, %d files; want %v, %d, %d", got, res.OutputsDropped, res.OutputsDroppedFiles, tt.want, tt.wantDropped, tt.wantDroppedFiles)
+			}
+		})
 	}
 }

@@ -75,14 +75,22 @@ type Limits struct {
 	// row bounds a Python program, and a smaller limit leaves no room for the
 	// sandbox plus an interpreter (bwrap is killed in setup, Docker refuses
 	// under 6 MB, python3 is killed at start-up).
-	Memory     int64   `json:"memory_bytes"`
-	PIDs       int     `json:"pids"`              // processes + threads; 0 means DefaultPIDs
-	CPUs       float64 `json:"cpus"`              // CPU share; 0 means 1 CPU
-	NoFile     int     `json:"nofile"`            // RLIMIT_NOFILE; 0 means DefaultNoFile
-	FileSize   int64   `json:"file_size_bytes"`   // RLIMIT_FSIZE bytes; 0 means DefaultFileSize
-	TmpSize    int64   `json:"tmp_size_bytes"`    // tmpfs /tmp bytes; 0 means DefaultTmpSize
-	StreamCap  int64   `json:"stream_cap_bytes"`  // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
-	OutputKill int64   `json:"output_kill_bytes"` // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
+	Memory   int64   `json:"memory_bytes"`
+	PIDs     int     `json:"pids"`            // processes + threads; 0 means DefaultPIDs
+	CPUs     float64 `json:"cpus"`            // CPU share; 0 means 1 CPU
+	NoFile   int     `json:"nofile"`          // RLIMIT_NOFILE; 0 means DefaultNoFile
+	FileSize int64   `json:"file_size_bytes"` // RLIMIT_FSIZE bytes; 0 means DefaultFileSize
+	TmpSize  int64   `json:"tmp_size_bytes"`  // tmpfs /tmp bytes; 0 means DefaultTmpSize
+	// OutSize is the bytes OutDir holds (a sized tmpfs: writes past it
+	// fail with ENOSPC) and the most bytes of it returned in
+	// Result.Outputs; 0 means DefaultOutSize.
+	OutSize int64 `json:"out_size_bytes"`
+	// OutFiles is the number of files and directories OutDir holds
+	// (creating one more fails with ENOSPC) and the most files returned
+	// in Result.Outputs; 0 means DefaultOutFiles.
+	OutFiles   int   `json:"out_files"`
+	StreamCap  int64 `json:"stream_cap_bytes"`  // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
+	OutputKill int64 `json:"output_kill_bytes"` // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
 	// CPUTime is the RLIMIT_CPU soft limit per process (the hard limit is one
 	// second more); 0 means Wall + 1s (sandbox-spec §4.2).
 	CPUTime time.Duration `json:"cpu_time_ns"`
@@ -102,6 +110,12 @@ const (
 	DefaultTmpSize      = 64 << 20
 	DefaultStreamCap    = 1 << 20
 	DefaultOutputBudget = 64 << 20
+	// DefaultOutSize is the default capacity of OutDir, the default file
+	// size limit: room for the structured records a run leaves there.
+	DefaultOutSize = 16 << 20
+	// DefaultOutFiles is the default number of files and directories
+	// OutDir holds.
+	DefaultOutFiles = 256
 	// MinMemory is the smallest Limits.Memory a run accepts: 16 MiB, room
 	// for the sandbox's start-up and a bare python3 (about 4 MiB measured on
 	// bwrap with trixie-sci) with a margin, and above Docker's 6 MB minimum.
@@ -111,8 +125,6 @@ const (
 	OutDir = "/out"
 	// JobDir is the read-only directory holding Spec.Files.
 	JobDir = "/job"
-	// maxOutputs bounds how many files of OutDir are returned.
-	maxOutputs = 256
 )
 
 // WithDefaults returns l with every zero field replaced by its default.
@@ -140,6 +152,12 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.StreamCap <= 0 {
 		l.StreamCap = DefaultStreamCap
+	}
+	if l.OutSize <= 0 {
+		l.OutSize = DefaultOutSize
+	}
+	if l.OutFiles <= 0 {
+		l.OutFiles = DefaultOutFiles
 	}
 	if l.OutputKill <= 0 {
 		l.OutputKill = DefaultOutputBudget
@@ -171,9 +189,21 @@ type Result struct {
 	StdoutDropped int64 `json:"stdout_dropped"`
 	StderrDropped int64 `json:"stderr_dropped"`
 	// Outputs holds the regular files the program left in OutDir (path
-	// relative to OutDir → contents, each capped at StreamCap).
-	Outputs    map[string][]byte `json:"outputs,omitempty"`
-	Backend    string            `json:"backend"`
-	Limits     Limits            `json:"limits"` // effective limits after defaults and clamping
-	InfraError string            `json:"infra_error,omitempty"`
+	// relative to OutDir → contents), read in path order with three caps:
+	// each file at Limits.StreamCap bytes, all of them together at
+	// Limits.OutSize bytes, and at most Limits.OutFiles files.
+	Outputs map[string][]byte `json:"outputs,omitempty"`
+	// OutputsDropped counts the bytes of OutDir's regular files that
+	// Outputs does not hold (cut tails and files left out);
+	// OutputsDroppedFiles counts the files left out entirely.
+	OutputsDropped      int64 `json:"outputs_dropped"`
+	OutputsDroppedFiles int   `json:"outputs_dropped_files"`
+	// OutFull reports that OutDir had no room left for another byte or
+	// another file when the run ended: the program's writes there may
+	// have failed with ENOSPC. It is false where the backend cannot tell
+	// (a Docker engine on another host, see Docker).
+	OutFull    bool   `json:"out_full,omitempty"`
+	Backend    string `json:"backend"`
+	Limits     Limits `json:"limits"` // effective limits after defaults and clamping
+	InfraError string `json:"infra_error,omitempty"`
 }

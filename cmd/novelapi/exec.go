@@ -130,6 +130,13 @@ func printResult(w io.Writer, r sandbox.Result) {
 	for _, k := range names {
 		fmt.Fprintf(w, "--- %s/%s (%d bytes) ---\n", sandbox.OutDir, k, len(r.Outputs[k]))
 	}
+	if r.OutputsDropped > 0 || r.OutputsDroppedFiles > 0 {
+		fmt.Fprintf(w, "--- %s: %d more bytes dropped, %d files left out (limits: %s, %d files; %s per file) ---\n",
+			sandbox.OutDir, r.OutputsDropped, r.OutputsDroppedFiles, formatSize(r.Limits.OutSize), r.Limits.OutFiles, formatSize(r.Limits.StreamCap))
+	}
+	if r.OutFull {
+		fmt.Fprintf(w, "--- %s was full: writes there past %s or %d files failed ---\n", sandbox.OutDir, formatSize(r.Limits.OutSize), r.Limits.OutFiles)
+	}
 	fmt.Fprintln(w, "--- result ---")
 	exit := strconv.Itoa(r.ExitCode)
 	if r.Signal != "" {

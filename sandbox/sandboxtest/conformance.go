@@ -252,6 +252,46 @@ func Conformance(t *testing.T, r sandbox.Runner, env *sandbox.Environment) {
 				t.Errorf("stdout = %q; want %q", r.Stdout, "parent done\n")
 			}
 		}},
+		// /out is bounded in bytes and in files (a sized tmpfs or
+		// equivalent): the program's writes are refused past the limits,
+		// and what the harness reads back, and so holds in memory, stays
+		// within them.
+		{name: "OutBytesFlood", script: "out_bytes_flood.py", limits: sandbox.Limits{Wall: 20 * time.Second, OutSize: 4 << 20, OutFiles: 64}, check: func(t *testing.T, r sandbox.Result) {
+			wantExit(t, r, 0)
+			if !bytes.Contains(r.Stdout, []byte("stopped by ENOSPC")) {
+				t.Errorf("stdout = %q; want the writes refused with ENOSPC past the 4 MiB limit", r.Stdout)
+			}
+			kept, files := outputsSize(r)
+			if kept+r.OutputsDropped > 4<<20 || files+r.OutputsDroppedFiles > 64 {
+				t.Errorf("/out held %d bytes in %d files (%d bytes, %d files returned); want at most 4 MiB, 64 files", kept+r.OutputsDropped, files+r.OutputsDroppedFiles, kept, files)
+			}
+			if r.OutputsDropped == 0 || !r.OutFull {
+				t.Errorf("OutputsDropped = %d, OutFull = %v; want the bytes beyond the stream cap counted and /out full", r.OutputsDropped, r.OutFull)
+			}
+		}},
+		{name: "OutFilesFlood", script: "out_files_flood.py", limits: sandbox.Limits{Wall: 20 * time.Second, OutFiles: 64}, check: func(t *testing.T, r sandbox.Result) {
+			wantExit(t, r, 0)
+			var n int
+			var stop string
+			if _, err := fmt.Sscanf(string(r.Stdout), "created %d files; stopped by %s", &n, &stop); err != nil || stop != "ENOSPC" || n > 64 {
+				t.Errorf("stdout = %q; want at most 64 files created, then ENOSPC", r.Stdout)
+			}
+			kept, files := outputsSize(r)
+			if files != n || kept != int64(n) || r.OutputsDropped != 0 || r.OutputsDroppedFiles != 0 || !r.OutFull {
+				t.Errorf("returned %d files, %d bytes, dropped %d bytes, %d files, OutFull %v; want all %d one-byte files, nothing dropped, /out full", files, kept, r.OutputsDropped, r.OutputsDroppedFiles, r.OutFull, n)
+			}
+		}},
+		{name: "OutFileCut", script: "out_cut.py", limits: sandbox.Limits{StreamCap: 1024}, check: func(t *testing.T, r sandbox.Result) {
+			wantExit(t, r, 0)
+			for _, name := range []string{"a", "b", "c"} {
+				if got := r.Outputs[name]; string(got) != strings.Repeat(name, 1024) {
+					t.Errorf("Outputs[%s] = %d bytes; want the first 1024", name, len(got))
+				}
+			}
+			if r.OutputsDropped != 3*(5000-1024) || r.OutputsDroppedFiles != 0 || r.OutFull {
+				t.Errorf("OutputsDropped = %d, OutputsDroppedFiles = %d, OutFull = %v; want %d, 0, false", r.OutputsDropped, r.OutputsDroppedFiles, r.OutFull, 3*(5000-1024))
+			}
+		}},
 		{name: "NumpyUnderMemoryLimit", script: "numpy_import.py", check: func(t *testing.T, r sandbox.Result) {
 			wantExit(t, r, 0)
 			want := env.Manifest.Versions["numpy"]
@@ -315,6 +355,13 @@ func AssertClean(t testing.TB, backend string) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "novelapi-run-"+me+"*")); len(m) > 0 {
 		left = append(left, fmt.Sprintf("run dirs %v", m))
+	}
+	if mi, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for line := range strings.Lines(string(mi)) {
+			if strings.Contains(line, "/novelapi-run-"+me) {
+				left = append(left, "mount "+strings.TrimSpace(line))
+			}
+		}
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
@@ -398,6 +445,15 @@ func trim(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
+}
+
+// outputsSize returns the bytes and the number of files in r.Outputs.
+func outputsSize(r sandbox.Result) (int64, int) {
+	var n int64
+	for _, v := range r.Outputs {
+		n += int64(len(v))
+	}
+	return n, len(r.Outputs)
 }
 
 func keys(m map[string][]byte) []string {
