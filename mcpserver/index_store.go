@@ -20,19 +20,63 @@ var _ Store = indexStore{}
 // NewIndexStore wraps an open index; closing the Store closes it.
 func NewIndexStore(ix *index.Index) Store { return indexStore{ix} }
 
-// OpenIndex opens the index in dir (index.Open with the embedder recorded
-// in its manifest) as a Store. Notices, such as vector search being off,
-// go to log (nil means slog.Default()).
+// OpenIndex opens the index in dir (index.OpenLive with the embedder
+// recorded in its manifest) as a [Snapshotter] that follows the directory:
+// each new generation a build makes live is served from the first request
+// after it, at most index.DefaultCheckEvery later. Notices, such as vector
+// search being off, go to log (nil means slog.Default()).
 func OpenIndex(ctx context.Context, dir string, log *slog.Logger) (Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(dir, index.OpenOptions{Logger: log})
+	l, err := index.OpenLive(dir, index.LiveOptions{OpenOptions: index.OpenOptions{Logger: log}})
 	if err != nil {
 		return nil, err
 	}
-	return indexStore{ix}, nil
+	return NewLiveStore(l), nil
 }
+
+// liveStore adapts an *index.Live to [Snapshotter].
+type liveStore struct {
+	l *index.Live
+}
+
+var _ Snapshotter = liveStore{}
+
+// NewLiveStore wraps an index that follows its directory; closing the
+// Store closes it.
+func NewLiveStore(l *index.Live) Store { return liveStore{l} }
+
+func (s liveStore) Snapshot() (Store, string, func()) {
+	ix, release := s.l.Acquire()
+	return indexStore{ix}, ix.Manifest().Generation, release
+}
+
+// now runs f on the generation live now.
+func now[T any](s liveStore, f func(indexStore) T) T {
+	ix, release := s.l.Acquire()
+	defer release()
+	return f(indexStore{ix})
+}
+
+func (s liveStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	ix, release := s.l.Acquire()
+	defer release()
+	return indexStore{ix}.Search(ctx, q)
+}
+
+func (s liveStore) Bundle(name, version string) (*bundles.Bundle, bool) {
+	ix, release := s.l.Acquire()
+	defer release()
+	return indexStore{ix}.Bundle(name, version)
+}
+
+func (s liveStore) Bundles() []bundles.Bundle {
+	return now(s, func(st indexStore) []bundles.Bundle { return st.Bundles() })
+}
+func (s liveStore) Notices() []string { return now(s, indexStore.Notices) }
+func (s liveStore) Info() StoreInfo   { return now(s, indexStore.Info) }
+func (s liveStore) Close() error      { return s.l.Close() }
 
 func (s indexStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
 	iq := index.Query{Text: q.Text, Library: q.Library, Version: q.Version, K: q.K}
@@ -91,6 +135,11 @@ func (s indexStore) Notices() []string {
 		out = append(out, fmt.Sprint(n))
 	}
 	return out
+}
+
+func (s indexStore) Info() StoreInfo {
+	m := s.ix.Manifest()
+	return StoreInfo{Generation: m.Generation, Bundles: m.Bundles}
 }
 
 func (s indexStore) Close() error { return s.ix.Close() }

@@ -108,8 +108,10 @@ type Server struct {
 
 	ready  chan struct{} // closed when loading finished (with st or err set)
 	st     Store
-	cat    *catalog
 	err    error
+	catMu  sync.Mutex
+	cat    *catalog // of generation catGen of st
+	catGen string
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -159,6 +161,8 @@ func New(cfg Config) (*Server, error) {
 		server.WithPromptCapabilities(false),
 		server.WithLogging(),
 		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(s.pinTool),
+		server.WithResourceHandlerMiddleware(s.pinResource),
 		server.WithInstructions(renderInstructions(cfg.Harness != nil)),
 	)
 	s.register()
@@ -203,9 +207,82 @@ func (s *Server) load(ctx context.Context) {
 		return
 	}
 	s.st = st
-	s.cat = buildCatalog(st)
-	s.log.Info("index ready", "dir", s.cfg.IndexDir, "apis", len(s.cat.names),
-		"libraries", len(s.cat.libs), "elapsed", time.Since(t0).Round(time.Millisecond))
+	_, cat := s.current()
+	s.log.Info("index ready", "dir", s.cfg.IndexDir, "generation", st.Info().Generation, "apis", len(cat.names),
+		"libraries", len(cat.libs), "elapsed", time.Since(t0).Round(time.Millisecond))
+}
+
+// pinKey is the context key of the store a request is served from.
+type pinKey struct{}
+
+// pinnedStore is the store and catalog of one request.
+type pinnedStore struct {
+	st  Store
+	cat *catalog
+}
+
+// pin returns ctx carrying the store to serve one request from: the
+// generation live now, kept open until release is called even when a
+// rebuilt index is swapped in meanwhile ([Snapshotter]). Before the index
+// is loaded it pins nothing, and [Server.store] serves what is live when
+// loading ends.
+func (s *Server) pin(ctx context.Context) (context.Context, func()) {
+	select {
+	case <-s.ready:
+	default:
+		return ctx, func() {}
+	}
+	if s.err != nil {
+		return ctx, func() {}
+	}
+	snap, ok := s.st.(Snapshotter)
+	if !ok {
+		return ctx, func() {}
+	}
+	st, gen, release := snap.Snapshot()
+	return context.WithValue(ctx, pinKey{}, &pinnedStore{st: st, cat: s.catalogOf(st, gen)}), release
+}
+
+// pinTool serves each tool call from one pinned generation ([Server.pin]).
+func (s *Server) pinTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, release := s.pin(ctx)
+		defer release()
+		return next(ctx, req)
+	}
+}
+
+// pinResource serves each resource read from one pinned generation.
+func (s *Server) pinResource(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		ctx, release := s.pin(ctx)
+		defer release()
+		return next(ctx, req)
+	}
+}
+
+// catalogOf returns the catalog of st, the store of generation gen, built
+// once per generation.
+func (s *Server) catalogOf(st Store, gen string) *catalog {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if s.cat == nil || s.catGen != gen {
+		s.cat, s.catGen = buildCatalog(st), gen
+	}
+	return s.cat
+}
+
+// current returns the store and catalog live now, unpinned: for a
+// [Snapshotter], a rebuild may close it while it is used (its searches
+// then fail with an error). The index must be loaded.
+func (s *Server) current() (Store, *catalog) {
+	snap, ok := s.st.(Snapshotter)
+	if !ok {
+		return s.st, s.catalogOf(s.st, "")
+	}
+	st, gen, release := snap.Snapshot()
+	release()
+	return st, s.catalogOf(st, gen)
 }
 
 // Ready blocks until the index is loaded or ctx ends, and returns the load
@@ -226,12 +303,24 @@ const BuildIndexHint = "`novelapi index build --bundles FILE --index DIR` (or `n
 // errNotReady is answered to the agent (as a tool error) while loading.
 var errNotReady = errors.New("mcpserver: index still loading")
 
-// store waits up to ReadyWait for the index and returns it. While loading it
-// returns errNotReady; a failed load returns the load error.
+// store waits up to ReadyWait for the index and returns it: the store
+// pinned for the request in ctx ([Server.pin]), else the one live now.
+// While loading it returns errNotReady; a failed load returns the load
+// error.
 func (s *Server) store(ctx context.Context) (Store, *catalog, error) {
+	loaded := func() (Store, *catalog, error) {
+		if s.err != nil {
+			return nil, nil, s.err
+		}
+		if p, ok := ctx.Value(pinKey{}).(*pinnedStore); ok {
+			return p.st, p.cat, nil
+		}
+		st, cat := s.current()
+		return st, cat, nil
+	}
 	select {
 	case <-s.ready:
-		return s.st, s.cat, s.err
+		return loaded()
 	default:
 	}
 	if s.cfg.ReadyWait > 0 {
@@ -239,7 +328,7 @@ func (s *Server) store(ctx context.Context) (Store, *catalog, error) {
 		defer t.Stop()
 		select {
 		case <-s.ready:
-			return s.st, s.cat, s.err
+			return loaded()
 		case <-t.C:
 		case <-ctx.Done():
 			return nil, nil, context.Cause(ctx)

@@ -25,8 +25,32 @@ type Store interface {
 	// Notices lists conditions that degrade search, e.g. "vector search is
 	// off: ..." (scenario T19); nil when none.
 	Notices() []string
+	// Info describes what is served: generation, counts, what the build
+	// left out.
+	Info() StoreInfo
 	// Close releases the index.
 	Close() error
+}
+
+// A Snapshotter is a [Store] whose content can be replaced while it is
+// served, such as an index directory that is rebuilt. Snapshot returns the
+// store of the content live now, named by generation, which stays usable
+// until release is called (exactly once), whatever replaces it meanwhile.
+// The Store methods of a Snapshotter itself answer from the live content
+// of the moment of each call.
+type Snapshotter interface {
+	Store
+	Snapshot() (st Store, generation string, release func())
+}
+
+// StoreInfo describes the content of a [Store].
+type StoreInfo struct {
+	Generation string `json:"generation,omitempty"` // index generation ("gen-000007"); "" when not from a directory
+	Bundles    int    `json:"bundles"`
+	// Skipped counts the bundles the build left out (bad input lines,
+	// index build --skip-bad); SkippedNames lists some of them.
+	Skipped      int      `json:"skipped,omitempty"`
+	SkippedNames []string `json:"skipped_names,omitempty"`
 }
 
 // A SearchQuery is one ranked search. Library and Version, when non-empty,

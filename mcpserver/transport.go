@@ -135,7 +135,12 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			status["status"], status["error"] = "error", s.err.Error()
 		} else {
-			status["status"], status["apis"], status["libraries"] = "ready", len(s.cat.names), len(s.cat.libKeys)
+			ctx, release := s.pin(r.Context())
+			defer release()
+			st, cat, _ := s.store(ctx)
+			info := st.Info()
+			status["status"], status["apis"], status["libraries"] = "ready", len(cat.names), len(cat.libKeys)
+			status["generation"], status["bundles"] = info.Generation, info.Bundles
 		}
 	default:
 		w.WriteHeader(http.StatusServiceUnavailable)
