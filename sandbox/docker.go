@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -295,7 +297,10 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (res Result, err error) {
 		}
 	}
 	// Deferred before the container's removal, so it runs after it.
-	runDir, outDir := d.makeOutDir(lim)
+	runDir, outDir, err := d.makeOutDir(lim)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: docker: %w", err))
+	}
 	if runDir != "" {
 		defer func() {
 			if err := removeRunDir(runDir); err != nil {
@@ -474,24 +479,28 @@ func (d *Docker) remove(id string) {
 }
 
 // makeOutDir returns a new run directory and the directory in its tmpfs
-// to bind at /out, or "", "" when /out must be a volume here.
-func (d *Docker) makeOutDir(lim Limits) (runDir, outDir string) {
+// to bind at /out, or "", "" when /out must be a volume here: the harness
+// may not mount (EPERM), which is then remembered. Other errors (no room
+// for a run directory) are the run's.
+func (d *Docker) makeOutDir(lim Limits) (runDir, outDir string, err error) {
 	if d.volumeOut.Load() {
-		return "", ""
+		return "", "", nil
 	}
 	dir, err := os.MkdirTemp(d.tmp, runDirPrefix+ownerTag()+"-")
 	if err != nil {
-		d.useVolumeOut(err.Error())
-		return "", ""
+		return "", "", fmt.Errorf("create run dir: %w", err)
 	}
 	// The program runs as 65534:65534 (no user namespace remapping).
 	out, err := makeOutDir(dir, lim, 65534, 65534)
 	if err != nil {
 		_ = removeRunDir(dir)
+		if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, errors.ErrUnsupported) {
+			return "", "", err
+		}
 		d.useVolumeOut(err.Error())
-		return "", ""
+		return "", "", nil
 	}
-	return dir, out
+	return dir, out, nil
 }
 
 // useVolumeOut makes every later run's /out an anonymous volume, logging

@@ -104,20 +104,13 @@ func TestDocker_ThreadChurn(t *testing.T) {
 	sandboxtest.AssertClean(t, d.Name())
 }
 
-// Where the harness cannot bind a sized tmpfs at /out (here: a TempDir
-// that does not exist; elsewhere a harness that cannot mount, or an
-// engine that does not see its mounts), /out is an anonymous volume, and
+// Where the harness cannot bind a sized tmpfs at /out (it cannot mount,
+// or the engine does not see its mounts), /out is an anonymous volume, and
 // what is read back of it still keeps Result.Outputs' caps, with what was
 // left out counted.
 func TestDocker_VolumeOutReadBackCapped(t *testing.T) {
-	d, err := sandbox.NewDocker(sandbox.DockerConfig{TempDir: filepath.Join(t.TempDir(), "missing")})
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		sandboxtest.Unavailable(t, "no Docker engine answers: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d := newDocker(t)
+	d.UseVolumeOut()
 	spec := sandbox.PythonSpec(dockerEnv(t, "trixie-sci"), []byte(
 		"for i in range(100):\n    open('/out/%03d' % i, 'w').write('z' * 1000)\n"))
 	spec.Limits.OutFiles, spec.Limits.OutSize, spec.Limits.StreamCap = 40, 30_500, 800

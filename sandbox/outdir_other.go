@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 )
@@ -13,7 +14,7 @@ const runDirPrefix = "novelapi-run-"
 
 // makeOutDir fails: a sized tmpfs for OutDir needs Linux.
 func makeOutDir(runDir string, l Limits, uid, gid int) (string, error) {
-	return "", errors.New("a sized tmpfs for " + OutDir + " needs Linux")
+	return "", fmt.Errorf("a sized tmpfs for %s needs Linux: %w", OutDir, errors.ErrUnsupported)
 }
 
 func outFull(out string) bool { return false }
