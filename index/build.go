@@ -29,6 +29,10 @@ type BuildConfig struct {
 	Progress io.Writer
 	// Logger receives progress messages; nil means slog.Default().
 	Logger *slog.Logger
+	// Skipped records the input left out before the build (bundle lines
+	// skipped as malformed); the manifest keeps it (Manifest.Skipped), and
+	// Add adds it to the base generation's. nil means none.
+	Skipped *Skipped
 }
 
 // embedder returns the embedder of a Build (not fitted yet).
@@ -245,10 +249,13 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		return nil, fmt.Errorf("write bundles: %w", err)
 	}
 	m = manifestOf(gen, all, emb)
+	m.Skipped = cfg.Skipped.clone()
 	if base != "" {
-		// The base generation's units are kept as they were made.
-		if bm, err := readManifest(filepath.Join(dir, base)); err == nil && bm.UnitRules < m.UnitRules {
-			m.UnitRules = bm.UnitRules
+		// The base generation's units are kept as they were made, and
+		// what its build skipped is still missing.
+		if bm, err := readManifest(filepath.Join(dir, base)); err == nil {
+			m.UnitRules = min(m.UnitRules, bm.UnitRules)
+			m.Skipped = bm.Skipped.merge(cfg.Skipped)
 		}
 	}
 	if err := writeManifest(gdir, m); err != nil {

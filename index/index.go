@@ -118,6 +118,45 @@ type Manifest struct {
 	// (index add keeps the base generation's units); 0 before it was
 	// recorded.
 	UnitRules int `json:"unit_rules,omitempty"`
+	// Skipped records the input the build left out (bad bundle lines
+	// skipped by index build --skip-bad), nil when none: a generation
+	// with Skipped is partial.
+	Skipped *Skipped `json:"skipped,omitempty"`
+}
+
+// MaxSkippedItems bounds [Skipped.Items]; further skipped input is only
+// counted.
+const MaxSkippedItems = 100
+
+// Skipped describes input left out of an index build.
+type Skipped struct {
+	Count int `json:"count"`
+	// Items names the first MaxSkippedItems skipped inputs, each as its
+	// API name when it could be read and its file and line
+	// ("numpy.foo (bundles.jsonl:17)", "bundles.jsonl:18").
+	Items []string `json:"items,omitempty"`
+}
+
+// merge returns the union of two records of skipped input (nil when both
+// are empty).
+func (s *Skipped) merge(o *Skipped) *Skipped {
+	if s == nil || s.Count == 0 {
+		return o.clone()
+	}
+	out := s.clone()
+	if o != nil {
+		out.Count += o.Count
+		out.Items = append(out.Items, o.Items...)
+	}
+	out.Items = out.Items[:min(len(out.Items), MaxSkippedItems)]
+	return out
+}
+
+func (s *Skipped) clone() *Skipped {
+	if s == nil || s.Count == 0 {
+		return nil
+	}
+	return &Skipped{Count: s.Count, Items: slices.Clone(s.Items[:min(len(s.Items), MaxSkippedItems)])}
 }
 
 // Stats describes an open index.

@@ -87,3 +87,32 @@ func TestLive_Reload(t *testing.T) {
 		t.Errorf("second Reload = %v, %v; want no switch", switched, err)
 	}
 }
+
+// The manifest keeps what a build skipped, and an add to a partial index
+// leaves it partial.
+func TestBuild_RecordsSkipped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	bs := readTestBundles(t)
+	sk := &index.Skipped{Count: 2, Items: []string{"numpy.foo (bundles.jsonl:3)", "bundles.jsonl:9"}}
+	m, err := index.Build(t.Context(), dir, bs[1:], index.BuildConfig{Skipped: sk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped == nil || m.Skipped.Count != 2 || !slices.Equal(m.Skipped.Items, sk.Items) {
+		t.Errorf("Build manifest Skipped = %+v, want %+v", m.Skipped, sk)
+	}
+	m, err = index.Add(t.Context(), dir, bs[:1], index.BuildConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped == nil || m.Skipped.Count != 2 {
+		t.Errorf("Add over a partial index: Skipped = %+v, want the base's 2", m.Skipped)
+	}
+	m, err = index.Build(t.Context(), dir, bs, index.BuildConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped != nil {
+		t.Errorf("complete rebuild: Skipped = %+v, want nil", m.Skipped)
+	}
+}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -333,4 +334,24 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		fmt.Fprintf(&sb, "what changed: %s\n", strings.Join(ch, "; "))
 	}
 	return sb.String()
+}
+
+// oneLine returns s with its control characters (line breaks included)
+// written as escapes, so that text from a bundle or a request that the
+// server places on one of its own lines cannot start another line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+// oneLines applies oneLine to each of ss.
+func oneLines(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = oneLine(s)
+	}
+	return out
 }

@@ -3,7 +3,10 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,5 +91,64 @@ func TestServer_ServesNewGeneration(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_api", Arguments: map[string]any{"api_name": "numpy.unstack"}})
 	if err != nil || res.IsError {
 		t.Errorf("get_api(numpy.unstack) after the rebuild: %v %s", err, sdkText(res))
+	}
+}
+
+// An index built with --skip-bad says it is partial: `index build`
+// prints it, and the server names the skipped bundles in /healthz and
+// list_libraries.
+func TestE2E_PartialIndex(t *testing.T) {
+	raw, err := os.ReadFile(fixtureBundles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first numpy.unstack line cut in half: a torn write.
+	var lines []string
+	cut := false
+	for l := range strings.Lines(string(raw)) {
+		if !cut && strings.Contains(l, `"api_name": "numpy.unstack"`) {
+			l, cut = l[:len(l)/2]+"\n", true
+		}
+		lines = append(lines, l)
+	}
+	in := filepath.Join(t.TempDir(), "bundles.jsonl")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	bin := novelapiBinary(t)
+	out, err := exec.Command(bin, "index", "build", "--bundles", in, "--index", dir, "--skip-bad").Output()
+	if err != nil || !strings.Contains(string(out), "PARTIAL: 1 bad bundle line(s) were skipped") || !strings.Contains(string(out), "numpy.unstack (bundles.jsonl:") {
+		t.Fatalf("index build --skip-bad: %v\n%s", err, out)
+	}
+
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "--index", dir, "--no-exec", "--http", addr)
+	cmd.Env = append(os.Environ(), "NOVELAPI_HOME="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	base := "http://" + addr
+	waitHealthy(t, base)
+	h := health(t, base)
+	if h["partial"] != true || h["skipped"] != float64(1) || !strings.Contains(fmt.Sprint(h["skipped_names"]), "numpy.unstack") {
+		t.Errorf("/healthz = %v; want partial, skipped 1, naming numpy.unstack", h)
+	}
+	cs, err := sdkClient().Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: base + mcpserver.PathMCP}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "list_libraries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := sdkText(res)
+	if !strings.HasPrefix(txt, "NOTE: this index is PARTIAL: 1 bundle(s) were skipped") || !strings.Contains(txt, "numpy.unstack") {
+		t.Errorf("list_libraries:\n%s\nwant it to start with the PARTIAL note naming numpy.unstack", txt)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(sc), `"partial":true`) {
+		t.Errorf("list_libraries structuredContent = %s; want partial true", sc)
 	}
 }

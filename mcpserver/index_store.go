@@ -139,7 +139,11 @@ func (s indexStore) Notices() []string {
 
 func (s indexStore) Info() StoreInfo {
 	m := s.ix.Manifest()
-	return StoreInfo{Generation: m.Generation, Bundles: m.Bundles}
+	info := StoreInfo{Generation: m.Generation, Bundles: m.Bundles}
+	if m.Skipped != nil {
+		info.Skipped, info.SkippedNames = m.Skipped.Count, m.Skipped.Items
+	}
+	return info
 }
 
 func (s indexStore) Close() error { return s.ix.Close() }

@@ -19,24 +19,45 @@ func listTool() mcp.Tool {
 type listOut struct {
 	Libraries []libInfo `json:"libraries"`
 	APIs      int       `json:"apis"`
+	// Partial is set when the index build left bundles out; Skipped
+	// counts them and SkippedNames names some.
+	Partial      bool     `json:"partial,omitempty"`
+	Skipped      int      `json:"skipped,omitempty"`
+	SkippedNames []string `json:"skipped_names,omitempty"`
+	Generation   string   `json:"generation,omitempty"`
 }
 
 func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if _, err := bindArgs("list_libraries", req.GetArguments(), nil); err != nil {
 		return toolError(err)
 	}
-	_, cat, res := s.storeResult(ctx)
+	st, cat, res := s.storeResult(ctx)
 	if res != nil {
 		return res, nil
 	}
-	out, text := listLibraries(cat)
+	out, text := listLibraries(cat, st.Info())
 	return mcp.NewToolResultStructured(out, text), nil
 }
 
-// listLibraries renders the catalog's libraries as a manifest and a table.
-func listLibraries(cat *catalog) (listOut, string) {
-	out := listOut{Libraries: []libInfo{}, APIs: len(cat.names)}
+// maxSkippedShown bounds the skipped names list_libraries' text shows.
+const maxSkippedShown = 10
+
+// listLibraries renders the catalog's libraries as a manifest and a table,
+// saying first when the index is partial.
+func listLibraries(cat *catalog, info StoreInfo) (listOut, string) {
+	out := listOut{Libraries: []libInfo{}, APIs: len(cat.names), Generation: info.Generation}
 	var sb strings.Builder
+	if info.Skipped > 0 {
+		out.Partial, out.Skipped, out.SkippedNames = true, info.Skipped, info.SkippedNames
+		fmt.Fprintf(&sb, "NOTE: this index is PARTIAL: %d bundle(s) were skipped as malformed when it was built, and their APIs are missing", info.Skipped)
+		if n := min(len(info.SkippedNames), maxSkippedShown); n > 0 {
+			fmt.Fprintf(&sb, ": %s", strings.Join(oneLines(info.SkippedNames[:n]), ", "))
+			if more := info.Skipped - n; more > 0 {
+				fmt.Fprintf(&sb, " (+%d more)", more)
+			}
+		}
+		sb.WriteString(". An API not found here may be one of them.\n\n")
+	}
 	fmt.Fprintf(&sb, "%d novel APIs in %d libraries.\n\n", len(cat.names), len(cat.libKeys))
 	sb.WriteString("| library | version | compared with | new | signature changed | environment |\n|---|---|---|---|---|---|\n")
 	for _, k := range cat.libKeys {

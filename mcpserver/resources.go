@@ -34,11 +34,11 @@ func (s *Server) registerResources() {
 }
 
 func (s *Server) readLibraries(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	_, cat, err := s.store(ctx)
+	st, cat, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out, _ := listLibraries(cat)
+	out, _ := listLibraries(cat, st.Info())
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: mustJSON(out)}}, nil
 }
 

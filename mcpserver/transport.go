@@ -141,6 +141,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 			info := st.Info()
 			status["status"], status["apis"], status["libraries"] = "ready", len(cat.names), len(cat.libKeys)
 			status["generation"], status["bundles"] = info.Generation, info.Bundles
+			if info.Skipped > 0 {
+				status["partial"], status["skipped"], status["skipped_names"] = true, info.Skipped, info.SkippedNames
+			}
 		}
 	default:
 		w.WriteHeader(http.StatusServiceUnavailable)

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -85,20 +88,66 @@ func newIndexCmd(g *globals) *cobra.Command {
 }
 
 // readBundleFiles reads and concatenates bundle files; a corrupt line
-// fails with its file and line unless skipBad.
-func readBundleFiles(g *globals, paths []string, skipBad bool) ([]bundles.Bundle, error) {
-	var all []bundles.Bundle
+// fails with its file and line unless skipBad, when it is skipped and
+// recorded in skipped (nil when none was).
+func readBundleFiles(g *globals, paths []string, skipBad bool) (all []bundles.Bundle, skipped *index.Skipped, err error) {
 	for _, p := range paths {
 		bs, st, err := bundles.ReadBundles(p, jsonl.ReadOptions{SkipBad: skipBad})
 		if err != nil {
-			return nil, fmt.Errorf("read bundles: %w (nothing indexed; the last good index is still served)", err)
+			return nil, nil, fmt.Errorf("read bundles: %w (nothing indexed; the last good index is still served)", err)
 		}
-		for _, pe := range st.Bad {
-			g.log.Warn("skipped bad bundle line", "err", pe)
+		if st.Skipped > 0 {
+			if skipped == nil {
+				skipped = &index.Skipped{}
+			}
+			skipped.Count += st.Skipped
+			names := skippedNames(p, st.Bad)
+			for i, pe := range st.Bad {
+				g.log.Warn("skipped bad bundle line; the index will say it is partial", "api", names[i], "err", pe)
+				if len(skipped.Items) < index.MaxSkippedItems {
+					item := fmt.Sprintf("%s:%d", filepath.Base(p), pe.Line)
+					if names[i] != "" {
+						item = names[i] + " (" + item + ")"
+					}
+					skipped.Items = append(skipped.Items, item)
+				}
+			}
 		}
 		all = append(all, bs...)
 	}
-	return all, nil
+	return all, skipped, nil
+}
+
+// apiNameField finds the api_name of a bundle line that does not decode.
+var apiNameField = regexp.MustCompile(`"api_name"\s*:\s*"([A-Za-z0-9_.]{1,200})"`)
+
+// skippedNames returns, for each bad line of the file at path, the
+// api_name it names ("" when it names none that can be read).
+func skippedNames(path string, bad []*jsonl.ParseError) []string {
+	names := make([]string, len(bad))
+	want := map[int]int{} // line → index in bad
+	for i, pe := range bad {
+		want[pe.Line] = i
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return names
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for line := 1; len(want) > 0; line++ {
+		text, err := r.ReadString('\n')
+		if i, ok := want[line]; ok {
+			if m := apiNameField.FindStringSubmatch(text[:min(len(text), 1<<16)]); m != nil {
+				names[i] = m[1]
+			}
+			delete(want, line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return names
 }
 
 func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
@@ -125,14 +174,14 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			bs, err := readBundleFiles(g, files, skipBad)
+			bs, skipped, err := readBundleFiles(g, files, skipBad)
 			if err != nil {
 				return err
 			}
 			if len(bs) == 0 {
 				return fmt.Errorf("no bundles in %s (nothing indexed; the last good index is still served)", strings.Join(files, ", "))
 			}
-			cfg := index.BuildConfig{Embedder: emb, Logger: g.log}
+			cfg := index.BuildConfig{Embedder: emb, Logger: g.log, Skipped: skipped}
 			cfg.Progress = progressWriter(g)
 			run := index.Build
 			if add {
@@ -148,6 +197,9 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 			}
 			fmt.Fprintf(g.stdout, "%s: %d bundles, %d units, embedder %s (dim %d), generation %s\n",
 				dir, m.Bundles, m.Units, m.Embedder.ID, m.Embedder.Dim, m.Generation)
+			if m.Skipped != nil {
+				fmt.Fprintf(g.stdout, "PARTIAL: %s\n", skippedLine(m.Skipped))
+			}
 			return nil
 		},
 	}
@@ -206,6 +258,9 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(w, "components: S %d, E %d, M %d, C %d\n", s.Components["S"], s.Components["E"], s.Components["M"], s.Components["C"])
 			fmt.Fprintf(w, "novelty: new %d, modified %d\n", s.Novelty["new"], s.Novelty["modified"])
+			if s.Skipped != nil {
+				fmt.Fprintf(w, "PARTIAL: %s\n", skippedLine(s.Skipped))
+			}
 			for _, n := range s.Notices {
 				fmt.Fprintf(w, "notice: %s\n", n)
 			}
@@ -216,6 +271,18 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	ef.register(cmd)
 	return cmd
+}
+
+// skippedLine says what a partial index lacks, in one line.
+func skippedLine(s *index.Skipped) string {
+	line := fmt.Sprintf("%d bad bundle line(s) were skipped at build and are missing from this index", s.Count)
+	if len(s.Items) > 0 {
+		line += ": " + strings.Join(s.Items[:min(len(s.Items), 10)], ", ")
+		if more := s.Count - min(len(s.Items), 10); more > 0 {
+			line += fmt.Sprintf(" (+%d more)", more)
+		}
+	}
+	return line
 }
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {
