@@ -26,7 +26,7 @@ func replicated(tb testing.TB, n int) []bundles.Bundle {
 }
 
 // BenchmarkBuild measures building an index of 1000 bundles with the
-// default embedder (target: >= 500 bundles/s, issue 4).
+// default embedder (target: >= 500 bundles/s, as bench/index checks).
 func BenchmarkBuild(b *testing.B) {
 	bs := replicated(b, 1000)
 	for i := 0; b.Loop(); i++ {

@@ -31,7 +31,7 @@ const (
 )
 
 // newMapping returns the lexical index mapping: BM25 scoring (bleve's
-// default is tf-idf, go-libs §2), the identifier analyzer on the name and
+// v2 default is tf-idf), the identifier analyzer on the name and
 // body fields, and keyword fields for the exact filters. Nothing is stored
 // and there is no _all field: hits are resolved through their IDs.
 func newMapping() *mapping.IndexMappingImpl {
@@ -159,7 +159,7 @@ func filterQuery(library, version string, comps []string) query.Query {
 // accident far more often than on purpose (no hit@5 was lost without it
 // on the natural-language and docstring query sets), and its postings
 // were half of the index, so of every query's and every build's time
-// (issue 4 benchmarks).
+// (docs/retrieval.md).
 //
 // Both indexes score with the BM25 statistics of all units together
 // (number of units, total field lengths), as one index of every unit

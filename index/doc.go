@@ -13,9 +13,11 @@
 // a second bleve index, scored with the same BM25 statistics) and the
 // vector leg S and M. [Index.Search] runs the legs concurrently and fuses them
 // with weighted reciprocal rank fusion per API, and an API named exactly in
-// the query ranks first. The published baseline (novelapibench-protocol §6:
+// the query ranks first. The published baseline (docs/protocol.md §6:
 // 512-word windows of a rendered condition, dense top-5) is the Paper
-// retriever, so every figure can be compared in one program.
+// retriever, so every figure can be compared in one program; a bare
+// section number (§6) in this package's comments refers to
+// docs/protocol.md, and docs/retrieval.md holds the measured figures.
 //
 // An index directory holds generations; [Build] and [Add] write a new one
 // and switch to it atomically, so open readers are never broken and a

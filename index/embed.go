@@ -36,7 +36,7 @@ const DefaultHashDim = 384
 // token (weight 1) and each character 3-gram of the non-identifier tokens
 // (weight 0.5, with "<" ">" word boundaries) is hashed with FNV-64a into Dim
 // signed buckets, counts are damped as 1+ln(tf) and the vector is
-// L2-normalised (go-libs §5 recipe, without corpus IDF so that it is
+// L2-normalised (without corpus IDF, so that it is
 // stateless and incremental adds need no refit).
 //
 // The zero value is not usable; use [NewHashEmbedder].
@@ -144,7 +144,7 @@ func normalize(v []float32) {
 // FuncEmbedder adapts a chromem-go embedding function (one text per call)
 // to [Embedder]; it is how the Ollama and OpenAI-compatible endpoints are
 // reached. Dim is learned from the first vector. Vectors are L2-normalised
-// here because chromem stores function outputs as they are (go-libs §3).
+// here because chromem-go stores function outputs as they are.
 type FuncEmbedder struct {
 	id          string
 	fn          chromem.EmbeddingFunc

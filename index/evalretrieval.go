@@ -13,7 +13,7 @@ import (
 
 // An EvalQuery is one retrieval-evaluation item: a query and the API it
 // should find. A queries file has {"query", "api_name"} lines (optionally
-// "library", "intent", "id"); a tasks file (novelapibench-protocol §1.3)
+// "library", "intent", "id"); a tasks file (docs/protocol.md §1.3)
 // has task_id, api_name, library, domain, description and context_code,
 // and its query is f"{description}\n{context_code}" as in the protocol's
 // retrieval (§6).
@@ -68,7 +68,7 @@ type EvalConfig struct {
 
 // SharedHitConditions are the conditions of the protocol's shared-hit
 // subset: the tasks whose target is in the paper retriever's top five
-// under every one of them (novelapibench-protocol §6; 960 of 1,670 tasks
+// under every one of them (docs/protocol.md §6; 960 of 1,670 tasks
 // on the paper's primary instance, the "57%" usually quoted).
 var SharedHitConditions = []bundles.Condition{bundles.CondS, bundles.CondSM, bundles.CondSE, bundles.CondFull}
 

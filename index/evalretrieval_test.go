@@ -7,7 +7,7 @@ import (
 	"github.com/novelapi/novelapi/index"
 )
 
-// The paper's shared-hit row (protocol §6) counts a query as a hit@5 only
+// The paper's shared-hit row (docs/protocol.md §6) counts a query as a hit@5 only
 // when it is one under each of S, S+M, S+E and Full, and is only reported
 // when all four ran.
 func TestEvaluate_PaperSharedHit(t *testing.T) {

@@ -12,8 +12,8 @@ const RankingVersion = "2026-11-30.19" // an instance's bare leaf names its clas
 
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall
-// (go-libs §5: weighted RRF, BM25×2, vectors×1). k=5 rather than go-libs'
-// 10: a leg's first places count more against its tail, which the long
+// (weighted RRF, BM25×2, vectors×1). k=5 rather than the 10 often used: a
+// leg's first places count more against its tail, which the long
 // task queries (description + context code) need; chosen on the nl,
 // smoke and task sets together, with k=5..7 within noise of each other
 // (docs/retrieval.md).

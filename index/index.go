@@ -43,7 +43,7 @@ const (
 	Hybrid Retriever = "hybrid" // RRF of BM25 and vectors, exact names first (default)
 	BM25   Retriever = "bm25"   // lexical leg only (plus exact names)
 	Vector Retriever = "vector" // vector leg only
-	Paper  Retriever = "paper"  // the published baseline, novelapibench-protocol §6
+	Paper  Retriever = "paper"  // the published baseline, docs/protocol.md §6
 )
 
 // Retrievers lists the valid retrievers.
@@ -59,7 +59,7 @@ type Query struct {
 	K          int       // APIs to return; 0 = DefaultK, capped at MaxK
 	Retriever  Retriever // "" = Hybrid
 	// Condition is the knowledge condition rendered by the Paper retriever
-	// (novelapibench-protocol §2.1); "" = Full. Ignored by the others.
+	// (docs/protocol.md §2.1); "" = Full. Ignored by the others.
 	Condition bundles.Condition
 	// Domain restricts the Paper pool to bundles of one domain, as the
 	// protocol's per-domain indexes do (§6); "" = all. Ignored by the others.

@@ -8,7 +8,8 @@ import (
 )
 
 // TestNameTable_Lookup checks which identifiers in a query name an API
-// exactly (the exact-name rule of issue 4) and which do not.
+// exactly (the exact-name rule: an API named exactly in the query ranks
+// first) and which do not.
 func TestNameTable_Lookup(t *testing.T) {
 	nt := newNameTable()
 	nt.add("scipy.linalg.solve@1", []string{"scipy.linalg.solve"})

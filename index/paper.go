@@ -13,7 +13,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 )
 
-// Chunking of the published retrieval baseline (novelapibench-protocol §6).
+// Chunking of the published retrieval baseline (docs/protocol.md §6).
 const (
 	PaperChunkWords = 512
 	PaperChunkStep  = 448
@@ -23,7 +23,7 @@ const (
 
 // PySplit splits s like Python's str.split() with no argument: on runs of
 // characters for which str.isspace() is true, which adds \x1c–\x1f to Go's
-// unicode.IsSpace (novelapibench-protocol §9 item 2).
+// unicode.IsSpace (docs/protocol.md §9 item 2).
 func PySplit(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
 }

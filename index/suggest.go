@@ -10,7 +10,7 @@ import (
 // leaf matches first, then names containing the query (or its leaf), then
 // by edit distance on the leaf and on the whole name. It never returns
 // names farther than a generous threshold, so a nonsense query yields few
-// or none (mcp-anchors §4 T6, T15).
+// or none.
 func NearestNames(query string, candidates []string, n int) []string {
 	q := strings.ToLower(strings.TrimSpace(query))
 	if q == "" || n <= 0 {

@@ -6,7 +6,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 )
 
-// Component letters of the retrieval unit (novelapibench-protocol §1.2:
+// Component letters of the retrieval unit (docs/protocol.md §1.2:
 // S = S_name + S_param, E = examples, M = mechanism, C = implementation).
 const (
 	CompS = "S"

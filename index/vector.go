@@ -17,7 +17,7 @@ import (
 // vectorStore is the vector leg: a chromem-go database with one collection
 // per component ("S", "E", "M", "C"), held in memory and persisted as one
 // export file per index generation (writing one file per document, chromem's
-// persistent mode, is too slow for bulk builds; go-libs §3 gotcha 5).
+// persistent mode, is too slow for bulk builds).
 type vectorStore struct {
 	db   *chromem.DB
 	cols map[string]*chromem.Collection
@@ -171,7 +171,7 @@ func (vs *vectorStore) flatten(ctx context.Context, units map[string][]string, d
 // query names none. Hashed vectors of example and implementation code
 // added nothing to hit@5 or hit@1 on the natural-language and docstring
 // query sets (the lexical leg still matches examples) and were half of the
-// leg's time (issue 4 benchmarks).
+// leg's time (docs/retrieval.md).
 var vectorDefaultComponents = []string{CompS, CompM}
 
 // searchFlat scores every vector of the searched components (f's, or

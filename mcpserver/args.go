@@ -11,7 +11,7 @@ import (
 
 // Input size limits. Larger inputs are rejected with a tool error naming the
 // limit, so that a runaway agent cannot make the server allocate or run
-// without bound (issue 5, "huge inputs give tool errors").
+// without bound.
 const (
 	MaxQueryChars = 2000    // api_name, library, version; the part of a search query kept
 	MaxCodeBytes  = 200_000 // check_code's code
@@ -34,8 +34,8 @@ func cutQuery(q string, half int) string {
 }
 
 // A param describes one tool argument: its canonical name, its JSON type and
-// the aliases agents are known to send instead (mcp-anchors §1c, Context7's
-// alias map; scenario T25).
+// the aliases agents are known to send instead (Context7's MCP server maps
+// the same slips).
 type param struct {
 	name    string
 	kind    string // "string", "integer", "boolean", "strings"

@@ -43,17 +43,16 @@ type packed struct {
 // minListed is how many omitted items pack keeps room to list by handle.
 const minListed = 3
 
-// pack fits items into budget tokens, in rank order, across components
-// (mcp-anchors §3 item 5): whole items while they fit; if not even the first
-// fits, its header (without the previous signature when S does not fit
-// whole, cut to its first lines when it does not fit either) and
-// components in priority order S, E, M, C, the last one cut at a line
-// boundary with a note saying how to fetch it, and a line naming the
-// components left out. The
-// first item that does not fit and every item after it are omitted; a
-// closing section lists as many of them by handle as fit and counts the
-// rest. The text stays within budget by the stated estimator unless the
-// intro and the first item's first lines alone exceed it.
+// pack fits items into budget tokens, in rank order, across components:
+// whole items while they fit; if not even the first fits, its header
+// (without the previous signature when S does not fit whole, cut to its
+// first lines when it does not fit either) and components in priority order
+// S, E, M, C, the last one cut at a line boundary with a note saying how to
+// fetch it, and a line naming the components left out. The first item that
+// does not fit and every item after it are omitted; a closing section lists
+// as many of them by handle as fit and counts the rest. The text stays
+// within budget by the stated estimator unless the intro and the first
+// item's first lines alone exceed it.
 func pack(intro string, items []packItem, budget int) packed {
 	p := packed{partsShown: map[int][]part{}, truncated: map[int]bool{}, headerCut: map[int]bool{}, prevSigCut: map[int]bool{}}
 	var sb strings.Builder

@@ -57,7 +57,7 @@ type checkOut struct {
 	Unknown string `json:"unknown_api,omitempty"`
 	// FencedBlocks counts the fenced code blocks left in the code when
 	// there are several: only one runs, the one the protocol's extraction
-	// picks (novelapibench-protocol §3: the longest parseable python block).
+	// picks (docs/protocol.md §3: the longest parseable python block).
 	FencedBlocks int `json:"fenced_blocks,omitempty"`
 	evalharness.CheckResult
 }
@@ -77,7 +77,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	blocks := fencedBlocks(code)
 	if blocks <= 1 {
 		code = stripFences(code)
-	} // else the protocol's extraction (§3) picks a block, as in evaluation
+	} // else the protocol's extraction (docs/protocol.md §3) picks a block, as in evaluation
 	rawName, err := a.requireStr("api_name", MaxQueryChars)
 	if err != nil {
 		return toolError(err)
@@ -168,7 +168,7 @@ func checkText(o checkOut) string {
 		fmt.Fprintf(&sb, "NOTE: the index has no single API of this name; the check spied it as given. %s\n", o.Unknown)
 	}
 	if o.FencedBlocks > 1 {
-		fmt.Fprintf(&sb, "NOTE: the code has %d fenced blocks; only one ran, the one evaluation would pick (the longest that parses as Python, protocol §3). Send the whole program as one block.\n", o.FencedBlocks)
+		fmt.Fprintf(&sb, "NOTE: the code has %d fenced blocks; only one ran, the one evaluation would pick (the longest that parses as Python). Send the whole program as one block.\n", o.FencedBlocks)
 	}
 	fmt.Fprintf(&sb, "ran without exception: %v\n", o.Ran)
 	switch {

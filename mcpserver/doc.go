@@ -1,13 +1,14 @@
-// Package mcpserver is novelapi's MCP server (issue 5): it serves the
+// Package mcpserver is novelapi's MCP server: it serves the
 // knowledge bundles of novel Python APIs to coding agents, and runs their
-// code against those APIs in sandboxes.
+// code against those APIs in sandboxes. Scenario numbers in this
+// package's comments and tests (T15) refer to docs/mcp-scenarios.md.
 //
 // # Tools
 //
 //   - search_apis: ranked APIs with the requested components (default S and
 //     E), version disclosure (exact, range, latest, fallback), provenance
 //     and a handle per item, packed into a token budget with a manifest of
-//     what was left out (mcp-anchors §3 items 1, 4, 5, 6).
+//     what was left out.
 //   - get_api: one API by name, alias (another import path of the same
 //     object) or handle, with near-miss suggestions for unknown names.
 //
@@ -18,7 +19,7 @@
 //   - list_libraries: libraries, versions and counts of new and
 //     signature-changed APIs.
 //   - render_condition: the exact text of one of the 12 knowledge
-//     conditions (novelapibench-protocol §2.2).
+//     conditions (docs/protocol.md §2.2).
 //   - check_code: runs agent code with the target-API spy of the
 //     evaluation harness.
 //   - evaluate: runs the task pool with progress notifications and
@@ -34,7 +35,7 @@
 // # Annotations
 //
 // mcp-go marks tools destructive and open-world unless told otherwise
-// (go-libs.md §1, gotcha 1), so every tool sets all four hints. The
+// (mcp-go v1.2.1 mcp.NewTool presets those hints), so every tool sets all four hints. The
 // documentation tools are read-only, idempotent and closed-world.
 // check_code is also declared read-only, idempotent and closed-world: it
 // runs code only in a throw-away sandbox without network or access to the
@@ -47,8 +48,8 @@
 // # Arguments
 //
 // Tools take canonical snake_case arguments but accept the aliases agents
-// are known to send (libraryName, question, userQuery, limit, ...,
-// mcp-anchors §4 T25); an unknown argument is a tool error naming the
+// are known to send (libraryName, question, userQuery, limit, ...); an
+// unknown argument is a tool error naming the
 // valid ones. Wrong types, unknown components and oversized inputs are
 // tool errors (IsError results), never protocol errors or crashes;
 // handler panics are recovered (server.WithRecovery). A version that is
@@ -72,7 +73,7 @@
 // # Loading
 //
 // [New] returns at once and opens the index in the background, so
-// initialize and tools/list never wait for it (mcp-anchors §4 T23); a tool
+// initialize and tools/list never wait for it; a tool
 // call that arrives before the index is ready waits up to
 // Config.ReadyWait and then answers that the index is still loading.
 //

@@ -24,8 +24,7 @@ const DrainTimeout = 2 * time.Minute
 // mcp-go's StdioServer.Listen cancels in-flight requests as soon as its
 // input ends, so a client that writes its requests and closes stdin (a
 // script piping a file into `novelapi serve`) lost the answers to calls
-// still queued (scenario T22 of mcp-anchors.md: every request gets an
-// answer on stdout).
+// still queued; every request must get an answer on stdout.
 type drain struct {
 	ctx     context.Context
 	in      io.Reader

@@ -26,10 +26,10 @@ import (
 // predictions given with the call against a task pool given with the call,
 // writing runs under os.TempDir()/novelapi-runs.
 type EvalConfig struct {
-	// TasksPath is the default task pool (tasks.jsonl, protocol §1.3); ""
+	// TasksPath is the default task pool (tasks.jsonl, docs/protocol.md §1.3); ""
 	// means every call must give tasks_path.
 	TasksPath string
-	// ExpectedPath holds the reference call records (protocol §1.4); ""
+	// ExpectedPath holds the reference call records (docs/protocol.md §1.4); ""
 	// means none.
 	ExpectedPath string
 	// RunsDir receives one directory per run; "" means
@@ -46,7 +46,7 @@ type EvalConfig struct {
 // A GenerateRequest asks the configured model for predictions.
 type GenerateRequest struct {
 	Tasks     []*pool.Task
-	Condition string // knowledge condition (protocol §2.1), "" for the default
+	Condition string // knowledge condition (docs/protocol.md §2.1), "" for the default
 	Retrieval string // "oracle" (the task's own bundle) or "retrieved" (top-k from the index); "" default
 }
 
@@ -409,7 +409,7 @@ type progress struct {
 
 func newProgress(ctx context.Context, req mcp.CallToolRequest) *progress {
 	p := &progress{ctx: ctx, srv: server.ServerFromContext(ctx)}
-	if req.Params.Meta != nil { // nil unless the client sent _meta (go-libs.md §1, gotcha 7)
+	if req.Params.Meta != nil { // nil unless the client sent _meta
 		p.token = req.Params.Meta.ProgressToken
 	}
 	return p
@@ -429,7 +429,8 @@ func (p *progress) send(done, total int, msg string) {
 }
 
 // flush works around streamable HTTP dropping a notification sent just
-// before the handler returns (go-libs.md §1, gotcha 2).
+// before the handler returns (in mcp-go v1.2.1 the forwarder of the last
+// notification races the response writer).
 func (p *progress) flush() {
 	if p.sent {
 		time.Sleep(5 * time.Millisecond)

@@ -17,7 +17,7 @@ import (
 const HandlePrefix = "novelapi://api/"
 
 // tokens estimates the tokens of s as ceil(characters/4), the estimator the
-// server states in its answers (mcp-anchors §3, "Numbers worth reusing").
+// server states in its answers.
 func tokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
 
 // handleOf returns the handle of a bundle: its resource URI with the
@@ -92,7 +92,7 @@ type part struct {
 }
 
 // renderParts renders the selected components of b one by one, in the
-// protocol's order (novelapibench-protocol §2.2); joining the texts with a
+// protocol's order (docs/protocol.md §2.2); joining the texts with a
 // blank line gives bundles.RenderComponents(b, comps) plus, when S_param is
 // selected and the call signature is known ([callSignature]), a
 // "Signature:" line after the "API:" line. Empty components are skipped.
@@ -149,8 +149,7 @@ func missingParts(b *bundles.Bundle, comps bundles.Components, got []part) []str
 	return out
 }
 
-// provenance is the machine-readable origin of a served item (mcp-anchors
-// §3 item 6, scenario T5).
+// provenance is the machine-readable origin of a served item.
 type provenance struct {
 	Source      string            `json:"source,omitempty"` // file:line
 	Kind        string            `json:"kind,omitempty"`

@@ -99,7 +99,7 @@ func (s indexStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, err
 		return nil, err
 	}
 	// Vectors always return neighbours; when neither the lexical leg nor a
-	// name matched, they are only that (mcp-anchors §4 T15).
+	// name matched, they are only that, and the answer stays small.
 	weak := len(hits) > 0
 	for _, h := range hits {
 		weak = weak && !h.Exact

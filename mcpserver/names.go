@@ -6,8 +6,7 @@ import (
 )
 
 // importToDist maps common import names to distribution names (and back,
-// see [normLibrary]), so that a library given either way resolves
-// (mcp-anchors §3 item 4, scenario T6).
+// see [normLibrary]), so that a library given either way resolves.
 var importToDist = map[string]string{
 	"pil":             "pillow",
 	"sklearn":         "scikit-learn",

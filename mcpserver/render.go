@@ -20,7 +20,7 @@ func renderTool() mcp.Tool {
 		conds = append(conds, string(c))
 	}
 	return mcp.NewTool("render_condition",
-		mcp.WithDescription(`Return the exact knowledge text of one API under one of the 12 NovelAPIBench knowledge conditions (novelapibench-protocol §2.2), byte for byte what the benchmark puts under "# Reference Documentation:" in its prompt. For prompt builders and experiments; to learn an API, use get_api instead.`),
+		mcp.WithDescription(`Return the exact knowledge text of one API under one of the 12 NovelAPIBench knowledge conditions, byte for byte what the benchmark puts under "# Reference Documentation:" in its prompt. For prompt builders and experiments; to learn an API, use get_api instead.`),
 		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified API name or handle.`)),
 		mcp.WithString("condition", mcp.Required(), mcp.Enum(conds...), mcp.Description(`One of: `+strings.Join(conds, ", ")+` (enum names such as S_E are accepted too).`)),
 		annotate("Render a knowledge condition", true, false, true, false),

@@ -20,8 +20,7 @@ const (
 	APITemplateURI = HandlePrefix + "{+api_name}"
 )
 
-// registerResources adds the library list and the per-API template
-// (issue 5, "Resources").
+// registerResources adds the library list and the per-API template.
 func (s *Server) registerResources() {
 	s.mcp.AddResource(mcp.NewResource(LibrariesURI, "Indexed libraries",
 		mcp.WithResourceDescription("Libraries and versions with novel-API documentation, with counts of new and signature-changed APIs (JSON, as list_libraries)."),

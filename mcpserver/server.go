@@ -44,9 +44,9 @@ func renderInstructions(exec bool) string {
 const (
 	DefaultName       = "novelapi"
 	DefaultReadyWait  = 5 * time.Second // how long a tool call waits for the index
-	DefaultMaxTokens  = 4000            // search_apis budget (mcp-anchors §3 item 5)
+	DefaultMaxTokens  = 4000            // search_apis budget
 	MinMaxTokens      = 500
-	MaxMaxTokens      = 20000 // well under the 25k client cap (mcp-anchors §3 item 5)
+	MaxMaxTokens      = 20000 // well under the 25k-token cap of MCP clients
 	DefaultK          = 5
 	MaxK              = 20
 	DefaultCheckLimit = 2 // concurrent check_code sandbox runs
@@ -371,7 +371,8 @@ func (s *Server) Close() error {
 }
 
 // toolError turns an argument error into a tool result and any other error
-// into a protocol error (style.md §3).
+// into a protocol error: what the agent got wrong is a result, a broken
+// server is an error.
 func toolError(err error) (*mcp.CallToolResult, error) {
 	if ae, ok := errors.AsType[*argError](err); ok {
 		return mcp.NewToolResultError(ae.msg), nil
@@ -380,7 +381,7 @@ func toolError(err error) (*mcp.CallToolResult, error) {
 }
 
 // annotate sets all four annotation hints explicitly: mcp.NewTool defaults
-// to destructive and open-world (go-libs.md §1, gotcha 1).
+// to destructive and open-world (mcp-go v1.2.1, mcp/tools.go).
 func annotate(title string, readOnly, destructive, idempotent, openWorld bool) mcp.ToolOption {
 	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
 		Title:           title,

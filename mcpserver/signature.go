@@ -9,7 +9,7 @@ import (
 
 // callSignature returns the call signature of b with Python's parameter
 // kind markers, e.g. "numpy.unstack(x, /, *, axis=0)", or "" when it cannot
-// be derived. The S component (novelapibench-protocol §2.2) lists parameters
+// be derived. The S component (docs/protocol.md §2.2) lists parameters
 // without their kinds, so a model following it writes np.unstack(a, 1) and
 // gets a TypeError; search_apis and get_api add this line to S (the
 // protocol's rendering, bundles.Render, is unchanged).

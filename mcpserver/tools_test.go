@@ -334,7 +334,7 @@ func TestGetAPI(t *testing.T) {
 	}
 	golden(t, "get_api", "numpy_unstack", txt)
 
-	// A re-export path of the same object resolves (issue 5).
+	// A re-export path of the same object resolves.
 	out, txt = get(map[string]any{"name": "numpy.lib._shape_base_impl.unstack"})
 	if out.APIName != "numpy.unstack" || out.ResolvedVia != "alias" || !strings.Contains(txt, "another import path of numpy.unstack") {
 		t.Errorf("alias: %+v\n%s", out, txt)

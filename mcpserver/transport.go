@@ -30,9 +30,9 @@ const StdioWorkers = 100
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
 // ctx ends or in reaches EOF. Nothing but JSON-RPC is written to out; the
-// transport's own errors go to the server's logger (scenario T22). It uses
-// Listen rather than mcp-go's ServeStdio, which installs its own signal
-// handler (style.md §4). Requests read before EOF are answered before it
+// transport's own errors go to the server's logger. It uses Listen rather
+// than mcp-go's ServeStdio, which installs its own signal handler (signals
+// are the caller's, through ctx). Requests read before EOF are answered before it
 // returns (see [DrainTimeout]).
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ss := server.NewStdioServer(s.mcp)

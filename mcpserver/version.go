@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// Version match kinds reported with every served item (mcp-anchors §3 item
-// 4, scenarios T1–T5).
+// Version match kinds reported with every served item.
 const (
 	MatchExact    = "exact"    // the requested version is served (1.20 == 1.20.0)
 	MatchRange    = "range"    // a specifier, prefix or X-range selected the served version
