@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmarks of the retrieval index (issue 4), in one run: build throughput,
+# Benchmarks of the retrieval index, in one run: build throughput,
 # query p50/p99 at ~1k and ~10k bundles, RSS of a process holding the 10k
 # index, each as wall time and CPU time with the load averages, then the
 # ratios to the targets (p50 <= 5 ms, p99 <= 25 ms at 10k, build >= 500

@@ -1,5 +1,5 @@
 #!/bin/sh
-# MCP server benchmark (issue 5): initialize + tools/list latency and
+# MCP server benchmark: initialize + tools/list latency and
 # search_apis round trip p50/p99 over stdio and streamable HTTP, next to the
 # in-process index search time of the same run.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Retrieval figures of issue 4 in one run (bench/retrieval): hybrid hit@1 /
+# Retrieval figures of docs/retrieval.md in one run (bench/retrieval): hybrid hit@1 /
 # hit@5 / MRR, bm25 and vector hit@5, the paper baseline (Full) and the
 # hybrid / paper ratio on every bench/queries/nl*.jsonl set and on the tasks
 # pool, then the held-out sets pooled against the targets (hit@5 >= 0.90,

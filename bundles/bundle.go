@@ -7,7 +7,7 @@ import (
 )
 
 // A Bundle is the knowledge bundle of one novel API: the protocol's
-// bundles.jsonl record (novelapibench-protocol §1.2) with novelapi's
+// bundles.jsonl record (docs/protocol.md §1.2) with novelapi's
 // provenance added.
 //
 // Published fields keep their names, order and meanings. Files written by
@@ -41,10 +41,10 @@ type Bundle struct {
 
 // MaxImplementation is the cap on the C component in characters (Python
 // len, i.e. code points); longer implementations are dropped at extraction
-// (novelapibench-protocol §7, Stage 2).
+// (docs/protocol.md §7, Stage 2).
 const MaxImplementation = 12000
 
-// Example statuses (novelapibench-protocol §1.2). Only executed and static
+// Example statuses (docs/protocol.md §1.2). Only executed and static
 // examples are served or rendered.
 const (
 	StatusExecuted = "executed"
@@ -52,14 +52,14 @@ const (
 	StatusFailed   = "failed"
 )
 
-// Mechanism groundings (novelapibench-protocol §1.2).
+// Mechanism groundings (docs/protocol.md §1.2).
 const (
 	GroundingPaper     = "paper"
 	GroundingSource    = "source"
 	GroundingDocstring = "docstring"
 )
 
-// A Parameter is one S_param entry (novelapibench-protocol §1.2). Type is
+// A Parameter is one S_param entry (docs/protocol.md §1.2). Type is
 // the annotation text or nil. Default holds the Python literal as a string
 // ("'cpu'", "None", "-100") or nil when the parameter has none. Description
 // may be "". Constraints is never rendered.
@@ -117,10 +117,10 @@ func StripExampleOutputs(code string) string {
 }
 
 // Served reports whether the example may be shown to a model: its status is
-// executed or static (novelapibench-protocol §1.2, §7 Stage 2).
+// executed or static (docs/protocol.md §1.2, §7 Stage 2).
 func (e Example) Served() bool { return e.Status == StatusExecuted || e.Status == StatusStatic }
 
-// Mechanism is the M component (novelapibench-protocol §1.2). Grounding is
+// Mechanism is the M component (docs/protocol.md §1.2). Grounding is
 // [GroundingDocstring], [GroundingSource] or [GroundingPaper]. References are
 // paper titles. SourceSummary is "source_unavailable" or nil; ChangelogNotes
 // is ≤1000 chars or nil and may hold page junk (§9.18), which is kept.
@@ -137,7 +137,7 @@ type Mechanism struct {
 }
 
 // ParamInfo is the protocol's ParameterInfo (candidates.jsonl parameters and
-// bundles' old_parameters, novelapibench-protocol §1.2, §1.6). Kind is
+// bundles' old_parameters, docs/protocol.md §1.2, §1.6). Kind is
 // inspect's parameter kind name, e.g. "POSITIONAL_OR_KEYWORD"; Default is
 // str(default) or nil when the parameter has none.
 type ParamInfo struct {
@@ -278,7 +278,7 @@ func SplitQualname(name string) (parent, leaf string) {
 
 // LeafName returns the last dotted segment of name ("numpy.unstack" →
 // "unstack"), the name a task description must not contain
-// (novelapibench-protocol §1.3).
+// (docs/protocol.md §1.3).
 func LeafName(name string) string {
 	_, leaf := SplitQualname(name)
 	return leaf

@@ -8,7 +8,7 @@ import (
 )
 
 // A Candidate is one Stage-1 discovery record, the protocol's APIEntry
-// (data/pool/candidates.jsonl, novelapibench-protocol §1.6).
+// (data/pool/candidates.jsonl, docs/protocol.md §1.6).
 type Candidate struct {
 	APIName    string      `json:"api_name"`
 	Kind       string      `json:"kind"`      // "function" or "class" (novelapi adds "method", see Extra.Extension)
@@ -25,14 +25,14 @@ type Candidate struct {
 	Extra      Extra       `json:"extra"`
 }
 
-// Candidate kinds (novelapibench-protocol §1.6; KindMethod is novelapi's).
+// Candidate kinds (docs/protocol.md §1.6; KindMethod is novelapi's).
 const (
 	KindFunction = "function"
 	KindClass    = "class"
 	KindMethod   = "method"
 )
 
-// Class roles recorded in Extra.ClassRole (novelapibench-protocol §1.6).
+// Class roles recorded in Extra.ClassRole (docs/protocol.md §1.6).
 const (
 	RoleException  = "exception"
 	RoleEnum       = "enum"
@@ -43,7 +43,7 @@ const (
 	RolePlainClass = "plain_class"
 )
 
-// Extra is a candidate's "extra" dict (novelapibench-protocol §1.6). Known
+// Extra is a candidate's "extra" dict (docs/protocol.md §1.6). Known
 // keys are typed fields; any other key is kept verbatim in Other, so a
 // published file round-trips. Empty fields are omitted when encoding.
 type Extra struct {

@@ -20,7 +20,7 @@ const (
 
 // A SignatureDiff is what the signature of a signature-modified API changed
 // between the old release and the new one: the change summary that
-// protocol §7 Stage 3 gives the task writer for modified APIs ("added or
+// docs/protocol.md §7 Stage 3 gives the task writer for modified APIs ("added or
 // removed params, changed defaults; every task must exercise the change"),
 // over the parameters that make an API modified in §7 Stage 1 (after
 // dropping self and cls and ignoring annotations: a parameter's name, kind
@@ -57,7 +57,7 @@ type SignatureDiff struct {
 }
 
 // droppedFromS reports whether extraction leaves p out of S_param
-// (protocol §7 Stage 2 "S": self, cls, args and kwargs are dropped;
+// (docs/protocol.md §7 Stage 2 "S": self, cls, args and kwargs are dropped;
 // bundles/py/extract.py also drops **kwds).
 func droppedFromS(p ParamInfo) bool {
 	switch p.Name {

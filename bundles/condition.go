@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Components is a set of knowledge components (novelapibench-protocol
+// Components is a set of knowledge components (docs/protocol.md
 // §2.1): S_name, S_param, E, M and C, with S = S_name+S_param.
 type Components uint8
 
@@ -85,7 +85,7 @@ func ParseComponents(s string) (Components, error) {
 }
 
 // A Condition is one of the 12 knowledge conditions of
-// novelapibench-protocol §2.1. Its string value is the published value,
+// docs/protocol.md §2.1. Its string value is the published value,
 // also used as a run's cell directory name ("none", "S+E", "Full").
 type Condition string
 
@@ -136,13 +136,13 @@ func AllConditions() []Condition {
 }
 
 // CrossBackboneConditions returns the nine conditions run on every backbone
-// (novelapibench-protocol §2.1): none, S, E, M, C, S+M, S+E, S+C, Full.
+// (docs/protocol.md §2.1): none, S, E, M, C, S+M, S+E, S+C, Full.
 func CrossBackboneConditions() []Condition {
 	return []Condition{CondNone, CondS, CondE, CondM, CondC, CondSM, CondSE, CondSC, CondFull}
 }
 
 // ParseCondition parses a condition from its value ("S+E") or its Python
-// enum name ("S_E"), case-insensitively (novelapibench-protocol §2.1). The
+// enum name ("S_E"), case-insensitively (docs/protocol.md §2.1). The
 // error wraps [ErrUnknownCondition] and lists the valid values.
 func ParseCondition(s string) (Condition, error) {
 	t := strings.TrimSpace(s)

@@ -104,7 +104,7 @@ type Summary struct {
 	NewWalkFailures []WalkFailure `json:"new_walk_failures,omitempty"`
 }
 
-// Filter names used in Summary.Dropped (novelapibench-protocol §7).
+// Filter names used in Summary.Dropped (docs/protocol.md §7).
 const (
 	FilterPrivate         = "private"
 	FilterExtension       = "protocol_only"
@@ -141,7 +141,7 @@ func DomainOf(library string) string {
 	return "data_science"
 }
 
-// Discover runs Stage 1 (novelapibench-protocol §7) for one library:
+// Discover runs Stage 1 (docs/protocol.md §7) for one library:
 // introspects it in cfg.OldEnv and cfg.NewEnv through runner, in parallel,
 // and returns the new and signature-modified APIs, sorted by api_name, with
 // a summary. An environment that cannot import the library gives an error
@@ -191,7 +191,7 @@ func Discover(ctx context.Context, runner sandbox.Runner, cfg DiscoverConfig) ([
 // Diff compares two surfaces of one library (old may be nil: no
 // pre-boundary release) and returns the novel APIs of new after the
 // protocol's matching, relocation and filtering rules
-// (novelapibench-protocol §7), sorted by api_name. It is pure.
+// (docs/protocol.md §7), sorted by api_name. It is pure.
 func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candidate, Summary) {
 	sum := Summary{Library: library, NewVersion: new.Version, Seen: len(new.Entries),
 		Dropped: map[string]int{}, NewWalkFailures: new.WalkFailures}

@@ -1,7 +1,7 @@
 // Package bundles models knowledge bundles of novel Python APIs and the
-// formats and renderings of the published NovelAPIBench benchmark
-// (../shared/docs/novelapibench-protocol.md, cited as
-// novelapibench-protocol §N).
+// formats and renderings of the published NovelAPIBench benchmark, as
+// docs/protocol.md describes them; a bare section number (§2.2) in this
+// package's comments refers to that page.
 //
 // A [Bundle] decomposes one API into components served separately: S
 // (S_name and S_param), E (examples), M (mechanism prose) and C

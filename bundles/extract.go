@@ -56,7 +56,7 @@ type ExtractConfig struct {
 	Limit int
 	// ExampleTimeout bounds one example's process; 0 means DefaultExampleTimeout.
 	ExampleTimeout time.Duration
-	// Strict applies every bundle-drop rule of novelapibench-protocol §7:
+	// Strict applies every bundle-drop rule of docs/protocol.md §7:
 	// also drop bundles without an executed or static example and bundles
 	// with neither S_param nor a return type. Without it only bundles
 	// without C or M are dropped.
@@ -159,7 +159,7 @@ func Prelude(library string) string {
 	return "import " + strings.Split(strings.ToLower(library), ".")[0] + "\n"
 }
 
-// Extract runs Stage 2 (novelapibench-protocol §7) for cfg.Candidates in
+// Extract runs Stage 2 (docs/protocol.md §7) for cfg.Candidates in
 // cfg.Env: S from the live signature and the docstring, E from the
 // docstring's doctest examples, each executed in its own process inside the
 // sandbox, M as docstring-grounded prose, C as the source without
@@ -526,7 +526,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 }
 
 // LLMMechanism returns a [MechanismWriter] that asks client for
-// source-grounded mechanism prose of 200-400 words (novelapibench-protocol
+// source-grounded mechanism prose of 200-400 words (docs/protocol.md
 // §7 "M", source grounding), labelled "llm:<model>".
 func LLMMechanism(client *llm.Client) MechanismWriter {
 	return func(ctx context.Context, c Candidate, impl string) (string, string, error) {

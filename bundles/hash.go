@@ -9,7 +9,7 @@ import (
 
 // CanonicalJSON returns the canonical encoding of b's published fields, the
 // input of [Bundle.ComputeHash]: compact JSON without HTML escaping, fields
-// in the order of novelapibench-protocol §1.2 (api_name, library, domain,
+// in the order of docs/protocol.md §1.2 (api_name, library, domain,
 // s_name, s_param[name, type, default, description, constraints],
 // return_type, examples[code, status, reason], mechanism[text, grounding,
 // references, source_summary, changelog_notes], implementation,

@@ -13,7 +13,7 @@ import (
 
 // A Surface is the public API surface of one library in one environment, as
 // dumped by the embedded introspection script py/introspect.py
-// (novelapibench-protocol §7, "Public API map").
+// (docs/protocol.md §7, "Public API map").
 type Surface struct {
 	Library      string         `json:"library"` // import name
 	Dist         string         `json:"dist"`    // distribution name for importlib.metadata
@@ -32,7 +32,7 @@ type Surface struct {
 }
 
 // A WalkFailure is a module that failed to import during the walk; its
-// subtree is missing from the surface (novelapibench-protocol §7).
+// subtree is missing from the surface (docs/protocol.md §7).
 type WalkFailure struct {
 	Module string `json:"module"`
 	Error  string `json:"error"`

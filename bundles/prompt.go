@@ -3,7 +3,7 @@ package bundles
 import "strings"
 
 // A PromptInput is the part of a task the evaluation prompt shows
-// (novelapibench-protocol §1.3, §2.3). It is a view of evalharness's task,
+// (docs/protocol.md §1.3, §2.3). It is a view of evalharness's task,
 // kept here so that bundles need not import evalharness. Its JSON tags are
 // those of tasks.jsonl, so a task record decodes into it directly.
 type PromptInput struct {
@@ -14,7 +14,7 @@ type PromptInput struct {
 }
 
 // CompletionInstruction is the prompt's final line (COMPLETION_INSTRUCTION,
-// novelapibench-protocol §2.3), also used by code extraction (§3). It has no
+// docs/protocol.md §2.3), also used by code extraction (§3). It has no
 // trailing newline.
 const CompletionInstruction = "# Complete the following code (output only the missing lines, no explanation):"
 
@@ -28,7 +28,7 @@ const selfContainedBlock = "# Output a self-contained completion for the missing
 // Prompt returns the evaluation prompt for task with the given rendered
 // knowledge (from [Render]); it is sent as the single user message, through
 // the backbone's chat template with no system message of ours
-// (novelapibench-protocol §2.3). The text is
+// (docs/protocol.md §2.3). The text is
 //
 //	# Reference Documentation:\n{knowledge}\n\n---\n\n        (only if knowledge != "")
 //	{context_code}\n\n# Task:\n{description}\n\n
@@ -61,7 +61,7 @@ func PromptFor(task PromptInput, b *Bundle, c Condition) string {
 
 // C2Prompt returns the construction pipeline's C2 (novelty) prompt: the
 // no-knowledge prompt without the 4-line self-contained block
-// (novelapibench-protocol §2.3):
+// (docs/protocol.md §2.3):
 // "{context_code}\n\n# Task:\n{description}\n\n" + CompletionInstruction + "\n".
 func C2Prompt(task PromptInput) string {
 	return task.ContextCode + "\n\n# Task:\n" + task.Description + "\n\n" + CompletionInstruction + "\n"

@@ -23,7 +23,7 @@ func TestPrompt_Golden(t *testing.T) {
 	checkGolden(t, filepath.Join("prompt", "c2.txt"), bundles.C2Prompt(promptTask))
 }
 
-// TestPrompt_Protocol pins the prompt text of novelapibench-protocol §2.3, written by hand.
+// TestPrompt_Protocol pins the prompt text of docs/protocol.md §2.3, written by hand.
 func TestPrompt_Protocol(t *testing.T) {
 	const tail = "# Output a self-contained completion for the missing region. If `context_code`\n" +
 		"# does not already provide a required import, define a needed name, or set up\n" +

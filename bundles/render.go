@@ -7,7 +7,7 @@ import (
 )
 
 // Render returns the knowledge text of bundle b under condition c, exactly
-// as the published render_knowledge (novelapibench-protocol §2.2); "" for
+// as the published render_knowledge (docs/protocol.md §2.2); "" for
 // [CondNone]. See [RenderComponents] for the rules.
 func Render(b *Bundle, c Condition) string {
 	return RenderComponents(b, c.Components())
@@ -15,7 +15,7 @@ func Render(b *Bundle, c Condition) string {
 
 // RenderNonEmpty is [Render] for the oracle runner: it fails, wrapping
 // [ErrEmptyKnowledge], when a condition other than none renders "" for b
-// (novelapibench-protocol §2.2).
+// (docs/protocol.md §2.2).
 func RenderNonEmpty(b *Bundle, c Condition) (string, error) {
 	s := Render(b, c)
 	if s == "" && c != CondNone {
@@ -26,7 +26,7 @@ func RenderNonEmpty(b *Bundle, c Condition) (string, error) {
 
 // RenderComponents renders the selected components of b in the fixed order
 // S_name, S_param, E, M, C, each only when selected and non-empty, joined by
-// a blank line (novelapibench-protocol §2.2):
+// a blank line (docs/protocol.md §2.2):
 //
 //   - S_name: "API: {s_name}" (api_name when s_name is empty).
 //   - S_param, if the list is non-empty: "Parameters:" then one line per
@@ -110,7 +110,7 @@ func renderExamples(es []Example) string {
 // RenderMechanism is the published Mechanism.render(): the non-empty ones of
 // the text, "Related work: " + references joined by "; " (when there are
 // references) and "Changelog notes: {changelog_notes}", joined by a blank
-// line (novelapibench-protocol §2.2). It has no "Conceptual background:"
+// line (docs/protocol.md §2.2). It has no "Conceptual background:"
 // header.
 func RenderMechanism(m Mechanism) string {
 	var parts []string

@@ -88,7 +88,7 @@ func TestRender_Golden(t *testing.T) {
 }
 
 // TestRender_Protocol pins renderings written by hand from
-// novelapibench-protocol §2.2, independent of the golden files.
+// docs/protocol.md §2.2, independent of the golden files.
 func TestRender_Protocol(t *testing.T) {
 	fx := loadFixture(t)
 	tests := []struct {

@@ -6,7 +6,7 @@ import (
 )
 
 // scripts holds the Python programs this package runs inside sandboxes
-// (style §9: embedded Python lives in py/, never in Go string literals).
+// (embedded Python lives in py/, never in Go string literals).
 //
 //go:embed py/*.py
 var scripts embed.FS

@@ -40,7 +40,7 @@ type BuildConfig struct {
 	// exercises the change first (see [SignatureChange]).
 	MaxExamples int
 	// ChangeOnly drops the tasks of signature-modified APIs whose call does
-	// not exercise the change, or whose change is unknown (protocol §7
+	// not exercise the change, or whose change is unknown (docs/protocol.md §7
 	// Stage 3: "every task must exercise the change"). False keeps them,
 	// marked exercises_change false.
 	ChangeOnly bool
@@ -150,7 +150,7 @@ var Domains = map[string]string{
 }
 
 // BuildTasks builds easy (and, with cfg.Medium, medium) tasks from the
-// bundles' executed examples (protocol §7 Stage 3, offline): the context is
+// bundles' executed examples (docs/protocol.md §7 Stage 3, offline): the context is
 // the example's lines before the first statement that calls the target, the
 // masked region assigns the target call to `result`, the reference is
 // context + masked region, and execution_test is the monitor check block

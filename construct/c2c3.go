@@ -23,14 +23,14 @@ import (
 	"github.com/novelapi/novelapi/pool"
 )
 
-// Defaults of the C2 and C3 filters (novelapibench-protocol §7 Stage 4).
+// Defaults of the C2 and C3 filters (docs/protocol.md §7 Stage 4).
 const (
 	DefaultFilterSamples     = 3   // samples per task for C2 and C3
 	DefaultFilterTemperature = 0.8 // C2's sampling temperature; C3 uses it too
 )
 
 // A C2Record is one line of filters/c2/<model>.jsonl
-// (novelapibench-protocol §1.7): the task is novel for the model iff every
+// (docs/protocol.md §1.7): the task is novel for the model iff every
 // sample failed.
 type C2Record struct {
 	TaskID      string `json:"task_id"`
@@ -153,7 +153,7 @@ type FilterSummary struct {
 	Path    string `json:"path"`
 }
 
-// FilterC2 runs the novelty filter (novelapibench-protocol §7 Stage 4, C2)
+// FilterC2 runs the novelty filter (docs/protocol.md §7 Stage 4, C2)
 // for cfg's model: Samples samples at Temperature of the C2 prompt
 // (bundles.C2Prompt, §2.3), each sample's first fenced block (or the whole
 // response) run with the construction harness (§4.1 "Construction
@@ -260,7 +260,7 @@ func FilterC3(ctx context.Context, tasks []*pool.Task, cfg C3Config) (FilterSumm
 		})
 }
 
-// C3Knowledge renders b for the C3 prompt (novelapibench-protocol §2.3):
+// C3Knowledge renders b for the C3 prompt (docs/protocol.md §2.3):
 // "Import:\n    from {parent} import {leaf}\n\n", then S and E as in
 // Render, then M, then the implementation headed
 // "Implementation source (M_code):" instead of "Implementation source:".

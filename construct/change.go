@@ -18,7 +18,7 @@ const (
 
 // A Change is what the signature of a signature-modified API changed
 // between the old release and the new one ([bundles.SignatureDiff]: the
-// change summary that protocol §7 Stage 3 gives the task writer for
+// change summary that docs/protocol.md §7 Stage 3 gives the task writer for
 // modified APIs), with the rules of which calls exercise it.
 type Change struct {
 	bundles.SignatureDiff
@@ -88,7 +88,7 @@ func (c Change) KeywordParams() []string {
 // means the call does not. unpacks reports that the call also unpacks *
 // or ** arguments, whose contents are unknown.
 //
-// The rule is protocol §7 Stage 3's "every task must exercise the change"
+// The rule is docs/protocol.md §7 Stage 3's "every task must exercise the change"
 // (the modified-API definition of §7 Stage 1, "Diff") read as: the same
 // call, made against the old release, fails or binds its arguments
 // differently, so a solution written for the old signature does not pass.

@@ -46,7 +46,7 @@ type InstanceSummary struct {
 }
 
 // WriteInstance writes dir/instances/<model>.txt = C1 ∩ C2(model) ∩
-// C3(model) − exclusions (novelapibench-protocol §7 Stage 4), reading
+// C3(model) − exclusions (docs/protocol.md §7 Stage 4), reading
 // filters/c1.jsonl, filters/c2/<model>.jsonl and filters/c3/<model>.jsonl
 // under dir; a missing filter file is an error naming it. Task ids come
 // one per line, ordered by domain, then by library, then in tasks' order,

@@ -30,7 +30,7 @@ type LLMConfig struct {
 	Env     *sandbox.Environment // the new-release environment scenarios run in
 	Runner  sandbox.Runner
 	Client  *llm.Client // the generating model; required
-	// Temperature of the generation call; 0 means 0.7 (protocol §7 Stage
+	// Temperature of the generation call; 0 means 0.7 (docs/protocol.md §7 Stage
 	// 3); an unusable answer is retried once at 0.4.
 	Temperature float64
 	// MaxTokens of the answer; 0 means 4096.
@@ -69,7 +69,7 @@ type (
 // LLMGenerator returns the Task.Generator label of tasks written by model.
 func LLMGenerator(model string) string { return "llm:" + model }
 
-// GenerateTasks is the protocol's LLM task generation (novelapibench-protocol
+// GenerateTasks is the protocol's LLM task generation (docs/protocol.md
 // §7 Stage 3), an alternative to [BuildTasks]: one call per bundle asks the
 // model for an easy, a medium and a hard task, each with six scenarios
 // (basic_1, basic_2, changed_input_1, changed_input_2, edge_1, edge_2).

@@ -14,7 +14,7 @@ import (
 	"github.com/novelapi/novelapi/sandbox"
 )
 
-// Outcomes of the old-environment check, Task.OldEnvCheck (protocol §7
+// Outcomes of the old-environment check, Task.OldEnvCheck (docs/protocol.md §7
 // Stage 3: "every task must exercise the change").
 const (
 	OldEnvFails  = "fails"  // the reference or an assertion fails in the old release: the task exercises the change
@@ -45,7 +45,7 @@ var (
 // under a name that is none of changed, the call's changed parameters. A
 // task failing so in the old release fails because the API or something
 // it uses moved or is new there, not because of the signature change
-// (protocol §7 Stage 3: "every task must exercise the change"). name is
+// (docs/protocol.md §7 Stage 3: "every task must exercise the change"). name is
 // the missing name ("numpy.strings", "strings").
 //
 // Every other failure counts as exercising: a TypeError ("unexpected

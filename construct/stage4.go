@@ -21,7 +21,7 @@ import (
 	"github.com/novelapi/novelapi/pool"
 )
 
-// A C1Record is one line of filters/c1.jsonl (novelapibench-protocol §1.7).
+// A C1Record is one line of filters/c1.jsonl (docs/protocol.md §1.7).
 type C1Record struct {
 	TaskID  string  `json:"task_id"`
 	APIName string  `json:"api_name"`

@@ -30,8 +30,7 @@ import (
 // BuildConfig.Mirror is empty.
 const DefaultMirror = "http://deb.debian.org/debian"
 
-// suites are the Debian suites environments can be built from (issue 2,
-// "Environments").
+// suites are the Debian suites environments can be built from.
 var suites = []string{"bookworm", "trixie", "sid"}
 
 // Suites returns the Debian suites Build accepts.
@@ -112,7 +111,7 @@ func Key(suite string, packages []string) string {
 }
 
 // Build builds the environment cfg describes with `debootstrap
-// --variant=minbase` (sandbox-spec §4.5) and returns it.
+// --variant=minbase` (docs/sandbox.md §4.5) and returns it.
 //
 // It is idempotent: when the store already holds cfg's name with the same
 // [Key], Build returns it without building. Otherwise it builds in a hidden
@@ -416,7 +415,7 @@ func parseMissingDebs(out string) []string {
 }
 
 // finishRootfs removes apt's indexes and caches and creates the mount points
-// the backends use (sandbox-spec §4.5 step 1): /job (root, 0755), /out
+// the backends use (docs/sandbox.md §4.5 step 1): /job (root, 0755), /out
 // (65534:65534, 0700) and /tmp.
 func finishRootfs(root string) error {
 	for _, pat := range []string{"var/lib/apt/lists/*", "var/cache/apt/*.bin", "var/cache/apt/archives/*.deb"} {

@@ -8,7 +8,7 @@ import (
 
 // A Library is a Python library that environments can hold, installed from
 // Debian packages (never from PyPI: the build machines reach Debian's archive
-// only; sandbox-spec §4.5 step 4).
+// only; docs/sandbox.md §4.5 step 4).
 type Library struct {
 	Name     string   // catalogue name, e.g. "numpy", "MDAnalysis"
 	Packages []string // Debian binary packages, e.g. ["python3-numpy"]

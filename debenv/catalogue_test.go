@@ -46,8 +46,8 @@ func TestLookupLibrary_Unknown(t *testing.T) {
 	}
 }
 
-// TestCatalogue checks that the catalogue covers the libraries issue 2 asks
-// for, with Debian package names and import/distribution names filled in.
+// TestCatalogue checks that the catalogue covers the libraries novelapi
+// builds environments for, with Debian package names and import/distribution names filled in.
 func TestCatalogue(t *testing.T) {
 	need := []string{"numpy", "scipy", "pandas", "django", "flask", "sqlalchemy", "httpx", "pydantic", "fastapi",
 		"astropy", "ase", "rdkit", "MDAnalysis", "pymatgen", "networkx", "torch", "sympy", "matplotlib"}

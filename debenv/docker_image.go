@@ -30,7 +30,7 @@ type imageAPI interface {
 }
 
 // ImageChanges are the Dockerfile instructions applied to every imported
-// environment image (sandbox-spec §4.5 step 3).
+// environment image (docs/sandbox.md §4.5 step 3).
 var ImageChanges = []string{"ENV LANG=C.UTF-8", "WORKDIR /job"}
 
 // An ImportConfig tunes [Store.ImportDockerWith]. The zero value works.
@@ -61,7 +61,7 @@ func (s *Store) ImportDocker(ctx context.Context, name string) (string, error) {
 
 // ImportDockerWith imports the root filesystem of environment name into the
 // Docker engine found from the environment (DOCKER_HOST, …) with `docker
-// import` semantics and no registry (sandbox-spec §4.5): a reproducible tar
+// import` semantics and no registry (docs/sandbox.md §4.5): a reproducible tar
 // (sorted names, numeric owners, mtime 0) is streamed to the engine,
 // [ImageChanges] are applied, the image is tagged [ImageRef], and its id
 // ("sha256:…") is recorded in the manifest's DockerImage and returned.
@@ -148,7 +148,7 @@ func (s *Store) importDocker(ctx context.Context, cli imageAPI, name string, cfg
 
 // WriteRootfsTar writes the tree at root to w as a reproducible tar stream,
 // like `tar --sort=name --mtime=@0 --numeric-owner -C root -c .`
-// (sandbox-spec §4.5 step 2): entries in lexical order, names relative to
+// (docs/sandbox.md §4.5 step 2): entries in lexical order, names relative to
 // root, numeric uid/gid kept without user names, all times zero, hard links
 // as links to their first name. Sockets are skipped; extended attributes
 // are not kept.

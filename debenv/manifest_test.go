@@ -66,7 +66,7 @@ func distVersion(t *testing.T, root, dist string) string {
 }
 
 // TestEnvironmentManifest checks the manifests of the test environments
-// against what is really installed in them (issue 2, "Tests").
+// against what is really installed in them.
 func TestEnvironmentManifest(t *testing.T) {
 	tests := []struct {
 		env, suite, python string

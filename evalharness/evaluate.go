@@ -10,7 +10,7 @@ import (
 )
 
 // ErrRefused reports a task the harness will not evaluate: its expected
-// call records are missing or not "ok" (protocol §1.4), or its test lacks
+// call records are missing or not "ok" (docs/protocol.md §1.4), or its test lacks
 // the check marker.
 var ErrRefused = errors.New("evalharness: task refused")
 
@@ -80,7 +80,7 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 	return job, nil
 }
 
-// runStatus decides the sandbox-spec §4.1 verdict of a run.
+// runStatus decides the docs/sandbox.md §4.1 verdict of a run.
 func runStatus(out runOutcome) string {
 	res, r := out.Res, out.Recs
 	e := r.Exception

@@ -121,7 +121,7 @@ func (r *runRecords) phaseDone(name string) bool {
 	return false
 }
 
-// parseRecords checks and decodes the runner's records (sandbox-spec P6):
+// parseRecords checks and decodes the runner's records (docs/sandbox.md P6):
 // every record carries the nonce, "start" comes first, exactly one "done"
 // comes last and counts the records before it.
 func parseRecords(data []byte, nonce string) runRecords {
@@ -261,7 +261,7 @@ func (h *Harness) execJob(ctx context.Context, env *sandbox.Environment, job run
 }
 
 // execWithRetry runs job and, after a timeout, once more, serialised
-// through the harness's retry lock (protocol §4.6). The second result is
+// through the harness's retry lock (docs/protocol.md §4.6). The second result is
 // final.
 func (h *Harness) execWithRetry(ctx context.Context, env *sandbox.Environment, job runnerJob, timeout time.Duration) (runOutcome, error) {
 	out, err := h.execJob(ctx, env, job, timeout)

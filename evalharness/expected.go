@@ -13,7 +13,7 @@ import (
 )
 
 // referenceRuns are the (global seed, randomise constant seeds) pairs of
-// the reference runs (novelapibench-protocol §4.5 step 2).
+// the reference runs (docs/protocol.md §4.5 step 2).
 var referenceRuns = []struct {
 	Seed      int
 	Randomise bool

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Code extraction, novelapibench-protocol §3. Everything but the
+// Code extraction, docs/protocol.md §3. Everything but the
 // parseability test is text work done here in Go; whether a candidate parses
 // is Python's ast.parse, asked inside the sandbox (see the package doc).
 

@@ -12,7 +12,7 @@ import (
 	"github.com/novelapi/novelapi/sandbox"
 )
 
-// Extract applies code extraction (novelapibench-protocol §3) to many
+// Extract applies code extraction (docs/protocol.md §3) to many
 // responses with one sandbox run in env: every candidate snippet is parsed
 // there with ast.parse, and the selection is made here. The result has one
 // code string per response.

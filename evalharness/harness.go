@@ -51,7 +51,7 @@ type Config struct {
 const DefaultMemory = 4 << 30
 
 // A Harness evaluates completions. It is safe for concurrent use; runs that
-// time out are retried once, serialised through one lock (protocol §4.6).
+// time out are retried once, serialised through one lock (docs/protocol.md §4.6).
 type Harness struct {
 	cfg     Config
 	log     *slog.Logger

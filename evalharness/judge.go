@@ -11,7 +11,7 @@ import (
 	"github.com/novelapi/novelapi/pool"
 )
 
-// JudgeConfig configures the optional LLM judge of protocol §5.2, reached
+// JudgeConfig configures the optional LLM judge of docs/protocol.md §5.2, reached
 // through an OpenAI-compatible endpoint.
 type JudgeConfig struct {
 	// Client talks to the endpoint (required).

@@ -10,7 +10,7 @@ import (
 // PassAtK returns the unbiased pass@k estimate for one problem with n
 // evaluated samples of which c passed: 1 − C(n−c, k)/C(n, k), computed in the
 // numerically stable product form 1 − Π_{i=n−c+1}^{n} (1 − k/i)
-// (sandbox-spec §2, after the Codex paper's estimator).
+// (docs/sandbox.md §2, after the Codex paper's estimator).
 //
 // ok is false when the value is undefined: k < 1, n < k, or c outside [0, n].
 // In particular PassAtK(2, 0, 5) is undefined, never 1 (openai/human-eval#35).
@@ -34,7 +34,7 @@ func PassAtK(n, c, k int) (v float64, ok bool) {
 // MeanPassAtK averages PassAtK(n_i, c_i, k) over problems, allowing n to
 // differ per problem. ok is false when there are no problems or any problem
 // has n_i < k: pass@k is reported only when every problem has n ≥ k
-// (sandbox-spec §2, "Rules the harness should follow").
+// (docs/sandbox.md §2, "Rules the harness should follow").
 func MeanPassAtK(ns, cs []int, k int) (mean float64, ok bool) {
 	if len(ns) == 0 || len(ns) != len(cs) {
 		return 0, false
@@ -58,7 +58,7 @@ var ReportedK = []int{1, 5, 10, 20}
 // condition, library, difficulty or novelty type within it).
 //
 // Tasks whose greedy sample hit an infrastructure error are not counted in
-// N or any rate; they are listed in InfraErrors instead (sandbox-spec §2:
+// N or any rate; they are listed in InfraErrors instead (docs/sandbox.md §2:
 // "Exclude INFRA_ERROR samples from n (and report them)"). Rates are
 // fractions in [0, 1]; a nil pointer means the rate is undefined for the
 // group (no eligible task).
@@ -67,13 +67,13 @@ type Metrics struct {
 	N int `json:"n_tasks"`
 	// Passed counts scored tasks whose greedy sample passed.
 	Passed int `json:"passed"`
-	// PassAt1 is the greedy solve rate Passed/N (protocol §1.8 pass_at_1).
+	// PassAt1 is the greedy solve rate Passed/N (docs/protocol.md §1.8 pass_at_1).
 	PassAt1 float64 `json:"pass_at_1"`
 	// ExecAt1 is the fraction of greedy samples that ran to completion
 	// without an exception or timeout (passing or failing the assertions).
 	ExecAt1 float64 `json:"exec_at_1"`
 	// PassAtK maps k (as a decimal string) to the mean unbiased pass@k over
-	// all n samples of each task (1 - C(n-c,k)/C(n,k), sandbox-spec §2),
+	// all n samples of each task (1 - C(n-c,k)/C(n,k), docs/sandbox.md §2),
 	// present only when every scored task has n ≥ k. Its "1" is the mean
 	// per-sample solve rate c/n, not PassAt1 (the greedy samples[0] only),
 	// hence the key pass_at_k_unbiased.
@@ -84,7 +84,7 @@ type Metrics struct {
 	// "" when run without failure labels is counted under "").
 	Labels map[string]int `json:"labels"`
 	// Statuses counts the greedy samples' harness statuses (PASS,
-	// HARNESS_TAMPER, TIMEOUT, NO_PREDICTION, ...; sandbox-spec §4.1).
+	// HARNESS_TAMPER, TIMEOUT, NO_PREDICTION, ...; docs/sandbox.md §4.1).
 	Statuses map[string]int `json:"statuses"`
 	// NoPrediction counts the scored tasks that had no prediction
 	// (pool.StatusNoPrediction); they count as failures.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestPassAtK(t *testing.T) {
-	// Test vectors of sandbox-spec §2, checked there with exact binomials.
+	// Test vectors of docs/sandbox.md §2, checked there with exact binomials.
 	tests := []struct {
 		name    string
 		n, c, k int
@@ -70,7 +70,7 @@ func TestMeanPassAtK(t *testing.T) {
 	if got, ok := evalharness.MeanPassAtK([]int{10, 5}, []int{5, 0}, 1); !ok || math.Abs(got-0.25) > 1e-12 {
 		t.Errorf("MeanPassAtK = %v, %v; want 0.25, true", got, ok)
 	}
-	// pass@k is reported only when every problem has n >= k (sandbox-spec §2).
+	// pass@k is reported only when every problem has n >= k (docs/sandbox.md §2).
 	if _, ok := evalharness.MeanPassAtK([]int{10, 4}, []int{5, 4}, 5); ok {
 		t.Error("MeanPassAtK with a problem of n < k is defined; want undefined")
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // A Mutant is a broken variant of a task's reference completion with the
-// failure label the taxonomy should give it (issue 6, "validation by
-// mutation").
+// failure label the taxonomy should give it, so that the taxonomy is
+// validated by mutation.
 type Mutant struct {
 	Name string `json:"name"` // empty, syntax, import-removed, keyword-renamed, sibling-api, bad-input, logic-broken
 	Code string `json:"code"` // the response to evaluate

@@ -144,7 +144,7 @@ func rows(groups map[string]Metrics, conditions bool) []groupRow {
 	return out
 }
 
-// statusOrder lists the run statuses in the sandbox-spec §4.1 verdict
+// statusOrder lists the run statuses in the docs/sandbox.md §4.1 verdict
 // order with PASS first; NO_PREDICTION and INFRA_ERROR come last.
 var statusOrder = []string{pool.StatusPass, pool.StatusWrongAnswer, pool.StatusAPINotCalled, pool.StatusRuntimeError, pool.StatusCompileError,
 	pool.StatusHarnessTamper, pool.StatusTimeout, pool.StatusMemoryLimit, pool.StatusOutputLimit, pool.StatusResourceLimit, pool.StatusCrash,
@@ -159,7 +159,7 @@ type statusRow struct {
 }
 
 // statusRows counts m's statuses in statusOrder, then any others by name;
-// INFRA_ERROR comes from m.InfraErrors (excluded from N, sandbox-spec §2).
+// INFRA_ERROR comes from m.InfraErrors (excluded from N, docs/sandbox.md §2).
 func statusRows(m Metrics) []statusRow {
 	counts := maps.Clone(m.Statuses)
 	if counts == nil {
@@ -337,7 +337,7 @@ func svgEscape(s string) string { return svgEscaper.Replace(s) }
 // barWidth is the width in px of an inline table bar for fraction v.
 func barWidth(v float64) int { return int(v*120 + 0.5) }
 
-// Knowledge sources of a sweep (novelapibench-protocol §1.8: rq1 runs are
+// Knowledge sources of a sweep (docs/protocol.md §1.8: rq1 runs are
 // oracle, rq2 runs retrieval).
 const (
 	SourceOracle    = "oracle"

@@ -17,7 +17,7 @@ import (
 )
 
 // A Summary is summary.json: the protocol's fields (n_tasks, pass_at_1,
-// pass_at_5, labels; novelapibench-protocol §1.8) flattened from the
+// pass_at_5, labels; docs/protocol.md §1.8) flattened from the
 // embedded Metrics, followed by novelapi's extras and breakdowns.
 type Summary struct {
 	Metrics
@@ -45,7 +45,7 @@ func Summarize(results []pool.TaskResult, evaluatorVersion string) Summary {
 	return s
 }
 
-// EvalMeta is eval_meta.json (novelapibench-protocol §1.8) plus novelapi's
+// EvalMeta is eval_meta.json (docs/protocol.md §1.8) plus novelapi's
 // extras. A rerun into a directory whose meta differs in EvaluatorVersion,
 // ClassifyFailures or PassAt5 refuses to resume ([ErrMetaMismatch]).
 type EvalMeta struct {
@@ -73,7 +73,7 @@ func (m EvalMeta) sameEvaluation(o EvalMeta) bool {
 
 // EvaluatorVersion returns 16 hex digits of sha256 over parts, each
 // length-prefixed, in the spirit of the protocol's evaluator_version
-// (novelapibench-protocol §1.8).
+// (docs/protocol.md §1.8).
 func EvaluatorVersion(parts ...[]byte) string {
 	h := sha256.New()
 	for _, p := range parts {

@@ -28,7 +28,7 @@ import (
 var ErrMetaMismatch = errors.New("evalharness: run directory holds a different evaluation")
 
 // CheckExpected returns a *MissingExpectedError naming the predicted tasks
-// that need reference call records (protocol §1.4: every task whose spy is
+// that need reference call records (docs/protocol.md §1.4: every task whose spy is
 // required) but have none in expected, or nil. Callers run it before [Run],
 // which would otherwise score each such task as an infrastructure error
 // (the harness refuses it, [ErrRefused]).
@@ -106,19 +106,19 @@ func (s Shard) Has(i int) bool { return s.Count <= 1 || i%s.Count == s.Index }
 // Defaults of RunConfig.
 const (
 	// DefaultWatchdog is how long a run may go without a completed task
-	// before the watchdog logs the tasks in flight (sandbox-spec §4.7).
+	// before the watchdog logs the tasks in flight (docs/sandbox.md §4.7).
 	DefaultWatchdog = 60 * time.Second
 	// DefaultInfraRetries is how often a sample that hit an infrastructure
-	// error is re-evaluated (sandbox-spec §4.7: "Retry INFRA_ERROR up to 2×").
+	// error is re-evaluated (docs/sandbox.md §4.7: "Retry INFRA_ERROR up to 2×").
 	DefaultInfraRetries = 2
 )
 
 // RunConfig configures [Run]. Run never modifies it or what it points to.
 type RunConfig struct {
-	// Tasks are the task pool (protocol §1.3); every prediction's task_id
+	// Tasks are the task pool (docs/protocol.md §1.3); every prediction's task_id
 	// must be among them.
 	Tasks []*pool.Task
-	// Expected holds the reference call records by task id (protocol §1.4);
+	// Expected holds the reference call records by task id (docs/protocol.md §1.4);
 	// nil means none (the harness decides what a task without records means).
 	Expected map[string]*pool.ExpectedCalls
 	// Predictions are evaluated in file order; their index is the stable
@@ -128,7 +128,7 @@ type RunConfig struct {
 	// created if needed. A rerun into the same directory resumes.
 	OutDir string
 	// Workers is the number of tasks evaluated at once; 0 means
-	// runtime.NumCPU() (sandbox-spec §4.7: concurrency = CPUs).
+	// runtime.NumCPU() (docs/sandbox.md §4.7: concurrency = CPUs).
 	Workers int
 	// Shard selects a subset of the predictions; zero means all.
 	Shard Shard
@@ -156,7 +156,7 @@ type RunConfig struct {
 	TasksPath, PredictionsPath string
 	// Rescore deletes the directory's existing results and re-scores every
 	// task; without it a directory whose eval_meta.json differs fails with
-	// ErrMetaMismatch (protocol §1.8) and a resume keeps the results whose
+	// ErrMetaMismatch (docs/protocol.md §1.8) and a resume keeps the results whose
 	// samples are unchanged.
 	Rescore bool
 	// ScoreMissing scores every task of Tasks that has no prediction as a
@@ -177,14 +177,14 @@ type RunConfig struct {
 // Run evaluates the predictions of cfg.Shard with cfg.Harness and writes
 // cfg.OutDir/results.jsonl (one pool.TaskResult per task, appended and fsynced as
 // each task completes), then summary.json and eval_meta.json atomically, in
-// the protocol's formats (novelapibench-protocol §1.8, §4.7).
+// the protocol's formats (docs/protocol.md §1.8, §4.7).
 //
 // A rerun resumes: tasks already in results.jsonl are skipped, a torn last
 // line (left by a kill) is dropped, and tasks whose greedy sample hit an
 // infrastructure error are evaluated again, so the file never holds two
 // records of a task. Samples that still hit an infrastructure error after
 // DefaultInfraRetries retries are excluded from n and listed in the summary
-// (sandbox-spec §2). When ctx is cancelled Run stops taking tasks, keeps
+// (docs/sandbox.md §2). When ctx is cancelled Run stops taking tasks, keeps
 // every completed result and returns context.Cause(ctx) without a summary.
 func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 	log := cfg.Log
@@ -564,7 +564,7 @@ func dropResults(path string, drop map[string]bool) error {
 }
 
 // evaluateSample evaluates one response, retrying infrastructure errors
-// (sandbox-spec §4.7). An error from the Evaluator becomes an INFRA_ERROR
+// (docs/sandbox.md §4.7). An error from the Evaluator becomes an INFRA_ERROR
 // verdict; ok is false only when ctx is done.
 func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *pool.ExpectedCalls, response string, log *slog.Logger) (Verdict, bool) {
 	var v Verdict
@@ -589,7 +589,7 @@ func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *p
 }
 
 // newTaskResult builds the pool.TaskResult of a task from its samples' verdicts
-// (protocol §4.7); verdicts[0] is the greedy sample.
+// (docs/protocol.md §4.7); verdicts[0] is the greedy sample.
 func newTaskResult(index int, t *pool.Task, condition string, verdicts []Verdict) pool.TaskResult {
 	g := verdicts[0]
 	r := pool.TaskResult{

@@ -11,7 +11,7 @@ import (
 	"github.com/novelapi/novelapi/pool"
 )
 
-// Script assembly, novelapibench-protocol §4.1. The setup text holds parts
+// Script assembly, docs/protocol.md §4.1. The setup text holds parts
 // [A]-[G]; the runner (py/runner.py) joins setup, completion and test with
 // "\n\n" after stripping each, dropping empty ones, exactly as the flat
 // script of the protocol.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// The Python parts of the harness (style §9): the stock and recording
+// The Python parts of the harness: the stock and recording
 // monitors, the fingerprint helpers, the call-record check and the runner.
 //
 //go:embed py/*.py

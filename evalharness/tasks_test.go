@@ -203,7 +203,7 @@ func confusionTable(c map[string]map[string]int) string {
 var _ = os.Getenv
 
 // parallelDo calls fn(0..n-1) on two workers (the machines have two
-// cores; sandbox-spec §4.2 concurrency).
+// cores; docs/sandbox.md §4.2 concurrency).
 func parallelDo(t testing.TB, n int, fn func(i int)) {
 	t.Helper()
 	var wg sync.WaitGroup

@@ -9,7 +9,7 @@ import (
 	"github.com/novelapi/novelapi/pool"
 )
 
-// Failure taxonomy, novelapibench-protocol §5.2: the protocol's
+// Failure taxonomy, docs/protocol.md §5.2: the protocol's
 // deterministic rules first, then novelapi's rules from the structured
 // exception and spy records (rule names "novelapi:*"), then the optional
 // LLM judge, then the protocol's fallback.
@@ -79,7 +79,7 @@ type failureFacts struct {
 	Tamper string
 }
 
-// tamperClass is novelapi's rule for HARNESS_TAMPER (sandbox-spec §4.1
+// tamperClass is novelapi's rule for HARNESS_TAMPER (docs/sandbox.md §4.1
 // item 7), applied before every other rule: the completion ended the
 // evaluation early (sys.exit/os._exit before the test) or wrote the
 // monitor's state, so no test verdict exists. The protocol has no tamper

@@ -11,7 +11,7 @@ import (
 const scriptName = "_solution.py"
 
 // A scriptPart places one part of the flat script (setup, solution or
-// test; novelapibench-protocol §4.1) in it, from the runner's "layout"
+// test; docs/protocol.md §4.1) in it, from the runner's "layout"
 // record.
 type scriptPart struct {
 	Name  string `json:"name"`  // setup, solution, test

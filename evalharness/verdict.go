@@ -6,7 +6,7 @@ import "time"
 //
 // Passed follows the protocol (§4.3): the script exited 0 within its
 // timeout, and novelapi adds that the runner's records are complete (a
-// "done" record with the run's nonce, sandbox-spec P6). Label, Rationale,
+// "done" record with the run's nonce, docs/sandbox.md P6). Label, Rationale,
 // ExceptionType and Error fill pool.TaskResult (§1.8).
 type Verdict struct {
 	Passed bool `json:"passed"`
@@ -21,7 +21,7 @@ type Verdict struct {
 	ExceptionType string `json:"exception_type"`
 	// Error is the last 500 chars of the (4,096-char) stderr; "" when passed.
 	Error string `json:"error"`
-	// Status is the sandbox-spec §4.1 verdict (Status* constants).
+	// Status is the docs/sandbox.md §4.1 verdict (Status* constants).
 	Status string `json:"status"`
 	// Executed reports that the completion ran without raising (the setup,
 	// context and completion finished), whatever the test said: exec@k.

@@ -50,7 +50,7 @@ type Config struct {
 	// Samples per task; 0 means 1. Temperature 0 is greedy.
 	Samples     int
 	Temperature float64
-	// MaxTokens per sample; 0 means DefaultMaxTokens (protocol §2.3).
+	// MaxTokens per sample; 0 means DefaultMaxTokens (docs/protocol.md §2.3).
 	MaxTokens int
 	// Workers is the number of concurrent requests; 0 means 2×GOMAXPROCS.
 	Workers int

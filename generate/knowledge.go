@@ -134,7 +134,7 @@ const DefaultRetrievedK = 3
 // Name returns the retriever's name.
 func (r *Retrieved) Name() string { return string(r.Retriever) }
 
-// Query returns the retrieval query of a task (novelapibench-protocol §6).
+// Query returns the retrieval query of a task (docs/protocol.md §6).
 func Query(t *pool.Task) string { return t.Description + "\n" + t.ContextCode }
 
 // Knowledge retrieves and renders knowledge for t.

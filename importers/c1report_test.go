@@ -102,7 +102,7 @@ func TestWriteC1Doc(t *testing.T) {
 	b.WriteString(".\n\nThe harness runs each reference once: hidden setup, monitor, context, reference, then every unit test\n")
 	b.WriteString("in one script, with the spy counting the calls made inside the solution function (`spy_scope: entry_point`); a reference passes when every\n")
 	b.WriteString("test passes and the solution called the updated function. The original assembly (each unit test alone) is `novelapi import check`.\n\n")
-	b.WriteString("For comparison, the original study's assembly passes about 410 of the 471 non-torch examples on Debian (issue 8).\n\n")
+	b.WriteString("For comparison, the original study's assembly passes about 410 of the 471 non-torch examples on Debian.\n\n")
 	b.WriteString(importers.C1Markdown(groups, fails))
 	path := filepath.Join("..", "docs", "importers-c1.md")
 	if err := atomicfile.Write(path, []byte(b.String()), 0o644); err != nil {

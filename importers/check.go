@@ -24,7 +24,7 @@ func CheckHead(apiName string) string {
 // solution function, HumanEval's entry point), so the completion itself
 // never calls the target while it runs: the calls happen inside the tests,
 // next to the tests' own calls of the same API when they compute expected
-// values. The protocol's check block (novelapibench-protocol §4.1, layout
+// values. The protocol's check block (docs/protocol.md §4.1, layout
 // item 1), which asserts a call before the test, would fail every
 // reference. The tasks therefore use pool.SpyScopeEntryPoint with
 // [CheckHead]; the C1 check's monitored script ([MonitoredScript]), which

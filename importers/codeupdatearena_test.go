@@ -82,7 +82,7 @@ func TestImportCodeUpdateArena_Tasks(t *testing.T) {
 		if len(tk.UnitTests) == 0 || tk.EntryPoint == "" || tk.SpyScope != pool.SpyScopeEntryPoint {
 			t.Errorf("%s: %d unit tests, entry point %q, spy scope %q", tk.TaskID, len(tk.UnitTests), tk.EntryPoint, tk.SpyScope)
 		}
-		// Task format (protocol §1.3); the leaf rule exempts imported
+		// Task format (docs/protocol.md §1.3); the leaf rule exempts imported
 		// pools, whose problem texts name the updated function by design.
 		if err := tk.Validate(false); err != nil {
 			t.Error(err)

@@ -1,7 +1,7 @@
 // Package importers turns task pools written by other studies into
 // novelapi's formats, so that their API knowledge is indexed and served like
 // novelapi's own bundles and their tasks run through the same
-// spy-instrumented harness (novelapibench-protocol §1.2, §1.3, §4).
+// spy-instrumented harness (docs/protocol.md §1.2, §1.3, §4).
 //
 // Three shapes are supported:
 //
@@ -17,5 +17,6 @@
 // records: the pool's own tests decide), reference_predictions.jsonl (the
 // reference solutions as predictions, for C1 runs), skipped.jsonl and
 // import.json. docs/importers.md describes the mapping field by field and
-// what the harness still has to provide.
+// what the harness still has to provide. A bare section number (§1.3) in
+// this package's comments refers to docs/protocol.md.
 package importers

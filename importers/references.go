@@ -62,7 +62,7 @@ type Outcome struct {
 // and the solution; CodeUpdateArena src/test_beds/test_bed.py
 // check_unit_tests) and novelapi's (hidden setup, the stock target-API
 // monitor of every required API, context, reference and the task's
-// execution_test with the deferred check, in one script; protocol §4.1).
+// execution_test with the deferred check, in one script; docs/protocol.md §4.1).
 type CheckResult struct {
 	TaskID   string  `json:"task_id"`
 	Group    string  `json:"group"`
@@ -75,7 +75,7 @@ type CheckResult struct {
 
 // CheckReferences runs every task's reference in its environment under the
 // original assembly and under novelapi's monitored assembly, and reports
-// both. It checks imported pools (C1, protocol §4.1 "Construction
+// both. It checks imported pools (C1, docs/protocol.md §4.1 "Construction
 // differences") while the harness's Evaluate cannot yet run hidden setups;
 // `novelapi eval run` with reference_predictions.jsonl is the harness-level
 // C1. The error is non-nil only when ctx ends or an environment is missing.
@@ -251,7 +251,7 @@ func OriginalPrograms(t *Task) [][2]string {
 // the completion: hidden setup, the import lines [A], the recording
 // monitor over every required API
 // (when the spy is required), context, the post-context reset [E], the
-// reference and the execution test (protocol §4.1 with the hidden setup
+// reference and the execution test (docs/protocol.md §4.1 with the hidden setup
 // before [B]); for entry-point-scoped tasks the harness's count of calls
 // inside the entry point is reproduced by [DeferredCheckHead] and
 // [DeferredCheckTail] around the execution test.
@@ -278,7 +278,7 @@ func MonitoredScript(t *Task) string {
 	return joinParts(parts...)
 }
 
-// joinParts joins the non-empty stripped parts with "\n\n" (protocol §4.1).
+// joinParts joins the non-empty stripped parts with "\n\n" (docs/protocol.md §4.1).
 func joinParts(parts ...string) string {
 	var keep []string
 	for _, p := range parts {

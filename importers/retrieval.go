@@ -32,8 +32,8 @@ type RetrievalFigures struct {
 // CodeUpdateArena the example's problem text, i.e. the description without
 // its scenario and solution signature) and counts the tasks whose updated
 // function is among the top k hits of retriever r, restricted to the
-// task's library (the imported set). It is the retrieval figure:
-// hit@5 of the updated function when the problem text is the query.
+// task's library (the imported set): hit@5 of the updated function when
+// the problem text is the query.
 func RetrievalHits(ctx context.Context, ix *index.Index, tasks []*Task, k int, r index.Retriever) (RetrievalFigures, error) {
 	f := RetrievalFigures{Retriever: string(r), K: k, Query: "problem", PerGroup: map[string][2]int{}}
 	for _, t := range tasks {

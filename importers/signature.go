@@ -8,7 +8,7 @@ import (
 )
 
 // A Signature is a documented Python signature split into the parts a
-// bundle's S component holds (novelapibench-protocol §1.2).
+// bundle's S component holds (docs/protocol.md §1.2).
 type Signature struct {
 	Name       string              // qualified name before "(", e.g. "math.sin"; "" for "(x, y)"
 	Params     []bundles.Parameter // in order; Default holds the literal text as written

@@ -13,7 +13,7 @@ import (
 )
 
 // A Task is one imported task: the protocol's task record
-// (novelapibench-protocol §1.3, [pool.Task], whose extension fields
+// (docs/protocol.md §1.3, [pool.Task], whose extension fields
 // carry the hidden setup, bundle version, origin, group and spy scope) plus
 // the dataset's unit tests for the original assembly of [CheckReferences].
 // It is written into tasks.jsonl next to the task's own fields; the harness
@@ -50,7 +50,7 @@ func noRecords(t *pool.Task, source string) *pool.ExpectedCalls {
 // ReferencePredictions returns one prediction per task whose single sample
 // is the task's reference completion (masked_region, else
 // reference_solution) in a python fence, for C1 runs: evaluating them
-// checks that every reference passes the harness (protocol §4.1
+// checks that every reference passes the harness (docs/protocol.md §4.1
 // "Construction differences").
 func ReferencePredictions(tasks []*pool.Task) []*pool.Prediction {
 	out := make([]*pool.Prediction, 0, len(tasks))

@@ -329,7 +329,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		mark(sum.Stages, "index", true)
 	}
 
-	// Retrieval evaluation over the tasks' queries (description + context, §6).
+	// Retrieval evaluation over the tasks' queries (description + context, docs/protocol.md §6).
 	var saved index.EvalReport
 	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) &&
 		readJSONFile(p.Retrieval, &saved) == nil && saved.Ranking == index.RankingVersion && hasSharedRow(saved) {
@@ -346,7 +346,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library, Domain: t.Domain})
 		}
 		// The paper baseline under the four conditions of its shared-hit
-		// statistic, each over the task's domain as in the protocol (§6).
+		// statistic, each over the task's domain as in the protocol (docs/protocol.md §6).
 		rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: index.SharedHitConditions})
 		ix.Close()
 		if err != nil {

@@ -6,5 +6,7 @@
 // monitor and check block that every task's test harness carries.
 //
 // Producers of pools (construct, importers, generate) depend on these
-// formats, not on the harness that judges them (evalharness).
+// formats, not on the harness that judges them (evalharness). A bare
+// section number (§4.2) in this package's comments refers to
+// docs/protocol.md.
 package pool

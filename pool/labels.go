@@ -1,6 +1,6 @@
 package pool
 
-// Failure labels (novelapibench-protocol §5.1). LabelPass marks a passing
+// Failure labels (docs/protocol.md §5.1). LabelPass marks a passing
 // completion.
 const (
 	LabelPass              = "Pass"
@@ -18,7 +18,7 @@ var Labels = []string{
 	LabelWrongParam, LabelWrongShapeDtype, LabelWrongLogic,
 }
 
-// Run statuses, the sandbox-spec §4.1 verdict order: the first that applies
+// Run statuses, the docs/sandbox.md §4.1 verdict order: the first that applies
 // wins. API_MISUSE is not used (call-record mismatches are WRONG_ANSWER).
 const (
 	StatusPass          = "PASS"
@@ -38,7 +38,7 @@ const (
 	StatusNoPrediction = "NO_PREDICTION"
 )
 
-// Novelty types of a target API (novelapibench-protocol §1.2 is_modified,
+// Novelty types of a target API (docs/protocol.md §1.2 is_modified,
 // §8 "newly introduced" vs "signature-modified").
 const (
 	NoveltyNew      = "new"

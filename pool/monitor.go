@@ -13,7 +13,7 @@ import (
 var stockMonitor string
 
 // EndCheckMarker ends the monitor check block of execution_test; the
-// call-record check is spliced in after it (novelapibench-protocol §4.1).
+// call-record check is spliced in after it (docs/protocol.md §4.1).
 const EndCheckMarker = "# --- end check ---"
 
 // pyStr returns a Python string literal for s (JSON string syntax is valid
@@ -24,14 +24,14 @@ func pyStr(s string) string {
 }
 
 // StockMonitor returns the stock target-call monitor for apiName: the text
-// a task's test_harness.setup_code must hold (novelapibench-protocol §4.2,
+// a task's test_harness.setup_code must hold (docs/protocol.md §4.2,
 // §9.16). It counts calls but records nothing.
 func StockMonitor(apiName string) string {
 	return strings.Replace(stockMonitor, "__NOVELAPI_TARGET__", pyStr(apiName), 1)
 }
 
 // IsStockMonitor reports whether setup is a stock target-call monitor for
-// apiName (novelapibench-protocol §4.1 guard, §9.16): novelapi's own text
+// apiName (docs/protocol.md §4.1 guard, §9.16): novelapi's own text
 // (StockMonitor), or a monitor in the published layout, recognised by its
 // state lines — exactly one `_target_api_name = '<apiName>'` assignment,
 // `_target_api_call_count = [0]` and `_target_api_spy_installed = False`.
@@ -50,7 +50,7 @@ func IsStockMonitor(setup, apiName string) bool {
 }
 
 // CheckBlock returns the monitor check block that starts every assertion
-// layer (novelapibench-protocol §4.1, layout item 1), ending with
+// layer (docs/protocol.md §4.1, layout item 1), ending with
 // EndCheckMarker. Task generators prepend it to the layer-1 scenario.
 func CheckBlock(apiName string) string {
 	return "# --- target-API call check (auto-injected) ---\n" +

@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// File names of a run directory (novelapibench-protocol §1.8).
+// File names of a run directory (docs/protocol.md §1.8).
 const (
 	ResultsFile  = "results.jsonl"
 	SummaryFile  = "summary.json"
@@ -18,7 +18,7 @@ const (
 )
 
 // A TaskResult is one line of results.jsonl: the protocol's TaskResult
-// (novelapibench-protocol §1.8, built as §4.7) for the greedy sample
+// (docs/protocol.md §1.8, built as §4.7) for the greedy sample
 // samples[0], followed by novelapi's extras. Files written by the published
 // benchmark decode into it (the extras stay zero).
 type TaskResult struct {
@@ -28,7 +28,7 @@ type TaskResult struct {
 	Domain     string `json:"domain"`
 	Difficulty string `json:"difficulty"`
 	Passed     bool   `json:"passed"`
-	// Label is "Pass", one of the six failure labels (protocol §5.1), or ""
+	// Label is "Pass", one of the six failure labels (docs/protocol.md §5.1), or ""
 	// when failure labels are off.
 	Label string `json:"label"`
 	// Rationale is ≤240 chars from the judge or a deterministic sentence.
@@ -43,7 +43,7 @@ type TaskResult struct {
 
 	// novelapi extras.
 
-	// Condition is the knowledge condition (protocol §2.1) or cell name.
+	// Condition is the knowledge condition (docs/protocol.md §2.1) or cell name.
 	Condition string `json:"condition,omitempty"`
 	// Novelty is NoveltyNew, NoveltyModified or "" (unknown).
 	Novelty string `json:"novelty,omitempty"`

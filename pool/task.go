@@ -16,7 +16,7 @@ import (
 )
 
 // A Task is one benchmark task: the protocol's tasks.jsonl record
-// (novelapibench-protocol §1.3) plus novelapi's optional fields. Files
+// (docs/protocol.md §1.3) plus novelapi's optional fields. Files
 // written by the published benchmark decode unchanged; the extension fields
 // are omitted when empty.
 type Task struct {
@@ -38,7 +38,7 @@ type Task struct {
 	// library's default (see Config.EnvNames).
 	Environment string `json:"environment,omitempty"`
 	// TimeoutS is the wall limit of one run in seconds; 0 selects the
-	// library's eval timeout (protocol §1.9, default 30 s).
+	// library's eval timeout (docs/protocol.md §1.9, default 30 s).
 	TimeoutS float64 `json:"timeout_s,omitempty"`
 	// Generator says who wrote the task ("novelapi:<version>", "llm:<model>",
 	// "hand"); "" for the published pool.
@@ -49,13 +49,13 @@ type Task struct {
 	// APIs, when the change is unknown or when no call can exercise it.
 	ChangedParams []string `json:"changed_params,omitempty"`
 	// ExercisesChange reports, for a signature-modified API, whether the
-	// reference's target call passes a changed parameter (protocol §7
+	// reference's target call passes a changed parameter (docs/protocol.md §7
 	// Stage 3: "every task must exercise the change"); nil for new APIs,
 	// when the change is unknown, and in the published pool.
 	ExercisesChange *bool `json:"exercises_change,omitempty"`
 	// OldEnvCheck is the outcome of running the reference solution and the
 	// execution_test assertions in the old release's environment
-	// (construct.BuildConfig.OldEnv), which checks protocol §7 Stage 3's
+	// (construct.BuildConfig.OldEnv), which checks docs/protocol.md §7 Stage 3's
 	// "every task must exercise the change": "fails" (an exception or a
 	// failed assertion: the task tells the releases apart, so
 	// ExercisesChange is true), "fails_elsewhere" (it fails because a
@@ -88,7 +88,7 @@ type Task struct {
 	// call, and whose tests also call the target themselves).
 	SpyScope string `json:"spy_scope,omitempty"`
 	// HiddenSetup is Python run after the import line [A] and before the
-	// monitor [B] (protocol §4.1 with a novelapi part [A']), never shown in
+	// monitor [B] (docs/protocol.md §4.1 with a novelapi part [A']), never shown in
 	// a prompt: e.g. CodeUpdateArena's installation of a fictitious update
 	// onto the real package, which the monitor must find installed to wrap
 	// it. "" for tasks that patch nothing.
@@ -118,7 +118,7 @@ func (t *Task) Imported() bool {
 	return t.Origin != "" || strings.HasPrefix(t.Generator, "import:")
 }
 
-// TestHarness is the task's test_harness object (protocol §1.3). Only
+// TestHarness is the task's test_harness object (docs/protocol.md §1.3). Only
 // ExecutionTest runs at evaluation; SetupCode must be the stock monitor
 // (§4.2) and is replaced by the recording monitor (§9.16).
 type TestHarness struct {
@@ -152,7 +152,7 @@ func (t *Task) Targets() []string {
 func (t *Task) Leaf() string { return leafOf(t.APIName) }
 
 // Timeout returns the task's wall limit: TimeoutS, else the library's
-// eval timeout from protocol §1.9, else 30 s.
+// eval timeout from docs/protocol.md §1.9, else 30 s.
 func (t *Task) Timeout() time.Duration {
 	if t.TimeoutS > 0 {
 		return time.Duration(t.TimeoutS * float64(time.Second))
@@ -164,17 +164,17 @@ func (t *Task) Timeout() time.Duration {
 }
 
 // DefaultTimeout is the eval timeout of libraries without their own entry
-// (protocol §1.9).
+// (docs/protocol.md §1.9).
 const DefaultTimeout = 30 * time.Second
 
 // LibraryTimeouts maps a library config key to its eval_timeout_seconds
-// (protocol §1.9); missing libraries use DefaultTimeout.
+// (docs/protocol.md §1.9); missing libraries use DefaultTimeout.
 var LibraryTimeouts = map[string]int{
 	"ase": 150, "astropy": 150, "deepchem": 300, "pymatgen": 150,
 	"diffusers": 240, "torch": 240, "transformers": 240,
 }
 
-// ExpectedCalls is one expected_calls.jsonl record (protocol §1.4): the
+// ExpectedCalls is one expected_calls.jsonl record (docs/protocol.md §1.4): the
 // reference call records of a task. Expected holds the records verbatim
 // (JSON objects), so numbers keep their int/float spelling when they are
 // embedded into the call-record check.
@@ -188,7 +188,7 @@ type ExpectedCalls struct {
 	Notes           []string          `json:"notes,omitempty"`
 }
 
-// Statuses of ExpectedCalls (protocol §1.4); evaluation refuses all but ok.
+// Statuses of ExpectedCalls (docs/protocol.md §1.4); evaluation refuses all but ok.
 const (
 	CallsOK              = "ok"
 	CallsUnstable        = "unstable"
@@ -196,7 +196,7 @@ const (
 	CallsReferenceFailed = "reference_failed"
 )
 
-// A Prediction is one predictions.jsonl record (protocol §1.8). Samples[0]
+// A Prediction is one predictions.jsonl record (docs/protocol.md §1.8). Samples[0]
 // is the greedy response; more samples serve pass@k.
 type Prediction struct {
 	TaskID        string   `json:"task_id"`
@@ -258,7 +258,7 @@ func readJSONL(path string, fn func(line int, data []byte) error) error {
 	}
 }
 
-// LoadTasks reads a tasks.jsonl file (protocol §1.3) and validates every
+// LoadTasks reads a tasks.jsonl file (docs/protocol.md §1.3) and validates every
 // task (Task.Validate). Errors name the file and line. Task ids must be
 // unique.
 func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
@@ -291,7 +291,7 @@ func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
 	return tasks, err
 }
 
-// Validate checks a task against protocol §1.3 and §4.1: required fields,
+// Validate checks a task against docs/protocol.md §1.3 and §4.1: required fields,
 // a description free of the leaf name (imported pools exempt, see
 // Task.Imported), a known spy_scope, target_api equal to api_name, the
 // stock monitor as setup_code (unless allowCustomSetup), and the
@@ -348,7 +348,7 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 	return nil
 }
 
-// LoadExpectedCalls reads an expected_calls.jsonl file (protocol §1.4)
+// LoadExpectedCalls reads an expected_calls.jsonl file (docs/protocol.md §1.4)
 // keyed by task id. Records of any status are returned; Evaluate refuses
 // those not "ok".
 func LoadExpectedCalls(path string) (map[string]*ExpectedCalls, error) {
@@ -375,7 +375,7 @@ func LoadExpectedCalls(path string) (map[string]*ExpectedCalls, error) {
 	return out, err
 }
 
-// LoadPredictions reads a predictions.jsonl file (protocol §1.8) in file
+// LoadPredictions reads a predictions.jsonl file (docs/protocol.md §1.8) in file
 // order. Each record needs a task_id and at least one sample.
 func LoadPredictions(path string) ([]*Prediction, error) {
 	var out []*Prediction
@@ -401,7 +401,7 @@ func LoadPredictions(path string) ([]*Prediction, error) {
 	return out, err
 }
 
-// LoadInstance reads an instances/<backbone>.txt file (protocol §1.5): task
+// LoadInstance reads an instances/<backbone>.txt file (docs/protocol.md §1.5): task
 // ids, one per line, in order. Blank lines are skipped; duplicates are an
 // error.
 func LoadInstance(path string) ([]string, error) {
@@ -419,12 +419,12 @@ func LoadInstance(path string) ([]string, error) {
 	return ids, err
 }
 
-// WriteTasks writes tasks to path as tasks.jsonl (protocol §1.3),
+// WriteTasks writes tasks to path as tasks.jsonl (docs/protocol.md §1.3),
 // atomically.
 func WriteTasks(path string, tasks []*Task) error { return writeJSONL(path, tasks) }
 
 // WriteExpectedCalls writes records to path as expected_calls.jsonl
-// (protocol §1.4), atomically.
+// (docs/protocol.md §1.4), atomically.
 func WriteExpectedCalls(path string, recs []*ExpectedCalls) error { return writeJSONL(path, recs) }
 
 // writeJSONL writes records to path atomically, one JSON object per line.

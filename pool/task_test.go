@@ -22,7 +22,7 @@ func TestTask_Validate_ImportedPools(t *testing.T) {
 		edit    func(*pool.Task)
 		wantErr string // "" means valid
 	}{
-		// Protocol §1.3: "sin" inside "using" is rejected for native tasks.
+		// docs/protocol.md §1.3: "sin" inside "using" is rejected for native tasks.
 		{"NativeLeafRule", func(*pool.Task) {}, "description contains the API leaf name"},
 		{"ImportedByOrigin", func(t *pool.Task) { t.Origin = "codeupdatearena" }, ""},
 		{"ImportedByGenerator", func(t *pool.Task) { t.Generator = "import:codeupdatearena" }, ""},

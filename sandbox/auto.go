@@ -27,8 +27,8 @@ type AutoConfig struct {
 
 // Auto returns the backend cfg.Backend names. "auto" picks bwrap when it
 // works here, else Docker, else fails with an error wrapping
-// ErrUnavailable that gives both reasons. There is no unsandboxed mode
-// (issue 2 "Execution"). ctx bounds the probes.
+// ErrUnavailable that gives both reasons. There is no unsandboxed mode.
+// ctx bounds the probes.
 func Auto(ctx context.Context, cfg AutoConfig) (Runner, error) {
 	if cfg.Bwrap.Log == nil {
 		cfg.Bwrap.Log = cfg.Log

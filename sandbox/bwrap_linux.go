@@ -39,7 +39,7 @@ type BwrapConfig struct {
 }
 
 // Bwrap runs programs with bubblewrap over an environment's root
-// filesystem (sandbox-spec §4.3): read-only root, private /proc, sized
+// filesystem (docs/sandbox.md §4.3): read-only root, private /proc, sized
 // tmpfs /tmp, read-only /job, writable /out on a tmpfs that the harness
 // mounts in the run directory (sized by Limits.OutSize and OutFiles, read
 // back after the run, unmounted before Run returns), new user, pid, ipc, uts, net

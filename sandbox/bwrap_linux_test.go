@@ -184,7 +184,7 @@ func TestBwrap_ThreadChurn(t *testing.T) {
 const harnessEnvVar = "NOVELAPI_TEST_KILLED_HARNESS"
 
 // A harness SIGKILLed mid-run leaves no process of the run behind
-// (bwrap --die-with-parent, sandbox-spec P19), however its threads were
+// (bwrap --die-with-parent, docs/sandbox.md P19), however its threads were
 // used, and the next harness's start-up sweep removes its run cgroup and
 // run directory with its /out tmpfs.
 func TestBwrap_KilledHarnessLeavesNothing(t *testing.T) {

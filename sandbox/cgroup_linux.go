@@ -23,7 +23,7 @@ import (
 const cgroupParent = "novelapi"
 
 // v1Controllers are the cgroup-v1 controllers a run uses; memory and pids
-// are required, the others optional (sandbox-spec §4.3).
+// are required, the others optional (docs/sandbox.md §4.3).
 var v1Controllers = []string{"memory", "pids", "cpu", "cpuacct", "freezer"}
 
 // cgroups manages the per-run cgroups of one process, on a v2 (unified)

@@ -29,7 +29,7 @@ import (
 )
 
 // Labels put on every container the Docker backend creates; the start-up
-// sweep finds leftovers by LabelManaged (sandbox-spec §4.4 step 8).
+// sweep finds leftovers by LabelManaged (docs/sandbox.md §4.4 step 8).
 const (
 	LabelManaged = "novelapi.managed" // "1"
 	LabelOwner   = "novelapi.owner"   // HOST/PID-STARTTICKS of the harness process
@@ -41,7 +41,7 @@ const dockerPoll = 50 * time.Millisecond
 
 // dockerAPI is the part of the Engine API client the backend uses, kept
 // small so the v28 client can be swapped for its successor module
-// (sandbox-spec §4.4).
+// (docs/sandbox.md §4.4).
 type dockerAPI interface {
 	Ping(ctx context.Context) (types.Ping, error)
 	Info(ctx context.Context) (system.Info, error)
@@ -75,7 +75,7 @@ type DockerConfig struct {
 
 // Docker runs programs in one container per run from the environment's
 // imported image (Manifest.DockerImage, see `novelapi env docker`), as
-// sandbox-spec §4.4 describes: no network, read-only root, tmpfs /tmp,
+// docs/sandbox.md §4.4 describes: no network, read-only root, tmpfs /tmp,
 // /job on an anonymous volume, /out bound from a sized tmpfs in a run
 // directory of the harness (see below), all capabilities dropped,
 // no-new-privileges, docker-init as PID 1, no log driver (output comes

@@ -16,7 +16,7 @@ import (
 // directory (-s), no bytecode (-B), unbuffered output (-u, so output printed
 // before a kill survives, P14). Not -I: isolated mode makes Python ignore
 // every PYTHON* variable, including the fixed PYTHONHASHSEED=0 and
-// PYTHONUNBUFFERED=1 of sandbox-spec §4.2; the environment is ours anyway
+// PYTHONUNBUFFERED=1 of docs/sandbox.md §4.2; the environment is ours anyway
 // (cleared, fixed), and /job, read-only, stays on sys.path so a job's
 // helper modules import.
 var DefaultArgv = []string{"python3", "-s", "-B", "-u", JobDir + "/main.py"}
@@ -25,7 +25,7 @@ var DefaultArgv = []string{"python3", "-s", "-B", "-u", JobDir + "/main.py"}
 const DefaultPath = "/usr/local/bin:/usr/bin:/bin"
 
 // DefaultEnv returns the fixed environment of every run as sorted KEY=VALUE
-// strings (sandbox-spec §4.2 "environment"; private HOME, caches and
+// strings (docs/sandbox.md §4.2 "environment"; private HOME, caches and
 // MPLCONFIGDIR in the run's own tmpfs, P12).
 func DefaultEnv() []string {
 	return envList(fixedEnv())
@@ -117,7 +117,7 @@ type rlimit struct {
 
 // rlimitsFor returns the rlimits of l (defaults applied): NOFILE, FSIZE,
 // CORE 0, CPU soft = CPUTime and hard one second more, STACK when set
-// (sandbox-spec §4.2).
+// (docs/sandbox.md §4.2).
 func rlimitsFor(l Limits) []rlimit {
 	cpu := uint64((l.CPUTime + time.Second - 1) / time.Second)
 	rl := []rlimit{
@@ -250,7 +250,7 @@ func setExitCode(res *Result, code int) {
 }
 
 // limitHitOf names the first limit that ended or constrained the run, in
-// the verdict order of sandbox-spec §4.1.
+// the verdict order of docs/sandbox.md §4.1.
 func limitHitOf(r Result) string {
 	switch {
 	case r.TimedOut:

@@ -7,7 +7,7 @@ import (
 )
 
 // outputBudget is the total output budget of one run, shared by its stdout
-// and stderr writers (sandbox-spec §4.2 "total output budget", P13). When the
+// and stderr writers (docs/sandbox.md §4.2 "total output budget", P13). When the
 // bytes written through all writers exceed limit, onExceed is called once
 // (it kills the run) and hit reports true.
 type outputBudget struct {

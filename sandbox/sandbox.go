@@ -27,7 +27,7 @@ var (
 // Result records the facts. Implementations must be safe for concurrent use and
 // must leave no process, container, cgroup or temporary directory behind,
 // whatever the program did. The wall deadline starts when the sandbox starts,
-// not when Run is called (sandbox-spec P3).
+// not when Run is called (docs/sandbox.md P3).
 type Runner interface {
 	Run(ctx context.Context, spec Spec) (Result, error)
 	// Name returns the backend name recorded in Result.Backend ("bwrap", "docker").
@@ -60,7 +60,7 @@ type Spec struct {
 }
 
 // Limits bounds one sandbox run. A zero field selects the default from the
-// sandbox spec's limits table (sandbox-spec §4.2); negative fields count as
+// sandbox spec's limits table (docs/sandbox.md §4.2); negative fields count as
 // zero. Memory below MinMemory is refused (ErrInvalidLimits).
 //
 // The JSON names are snake_case with the unit in the name, as Result's
@@ -71,7 +71,7 @@ type Limits struct {
 	// Memory is the bytes of RSS (cgroup memory limit, swap 0) of the whole
 	// run, including on bwrap the sandbox's own start-up; 0 means
 	// DefaultMemory. Below MinMemory (16 MiB) Run refuses the spec with
-	// ErrInvalidLimits before starting anything: the sandbox-spec §4.2 memory
+	// ErrInvalidLimits before starting anything: the docs/sandbox.md §4.2 memory
 	// row bounds a Python program, and a smaller limit leaves no room for the
 	// sandbox plus an interpreter (bwrap is killed in setup, Docker refuses
 	// under 6 MB, python3 is killed at start-up).
@@ -92,7 +92,7 @@ type Limits struct {
 	StreamCap  int64 `json:"stream_cap_bytes"`  // bytes kept of stdout and of stderr each; 0 means DefaultStreamCap
 	OutputKill int64 `json:"output_kill_bytes"` // total output budget before kill (OUTPUT_LIMIT); 0 means DefaultOutputBudget
 	// CPUTime is the RLIMIT_CPU soft limit per process (the hard limit is one
-	// second more); 0 means Wall + 1s (sandbox-spec §4.2).
+	// second more); 0 means Wall + 1s (docs/sandbox.md §4.2).
 	CPUTime time.Duration `json:"cpu_time_ns"`
 	// Stack is RLIMIT_STACK in bytes; 0 keeps the inherited limit (and is
 	// left out of the JSON). Like every rlimit it is clamped to the
@@ -100,7 +100,7 @@ type Limits struct {
 	Stack int64 `json:"stack_bytes,omitempty"`
 }
 
-// Defaults from sandbox-spec §4.2.
+// Defaults from docs/sandbox.md §4.2.
 const (
 	DefaultWall         = 10 * time.Second
 	DefaultMemory       = 1 << 30

@@ -1,4 +1,4 @@
-// Command index benchmarks the retrieval index (issue 4): build throughput
+// Command index benchmarks the retrieval index: build throughput
 // with the default embedder, hybrid query latency p50/p99 at about 1k and
 // 10k bundles (real bundles replicated under new names), and the resident
 // memory of a process holding the largest index. It prints figures and
@@ -41,7 +41,7 @@ import (
 	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
-// Targets from issue 4.
+// Targets of the index benchmark (docs/retrieval.md).
 const (
 	targetP50   = 5 * time.Millisecond
 	targetP99   = 25 * time.Millisecond

@@ -1,4 +1,4 @@
-// Command mcp benchmarks the novelapi MCP server (issue 5, "Benchmark"):
+// Command mcp benchmarks the novelapi MCP server:
 // initialize + tools/list latency and search_apis round-trip p50/p99 over
 // stdio and streamable HTTP against the built binary on a real index, next
 // to the in-process index search time measured in the same run (the

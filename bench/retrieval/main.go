@@ -1,7 +1,7 @@
-// Command retrieval prints the retrieval figures of issue 4 in one run: for
+// Command retrieval prints the retrieval figures of docs/retrieval.md in one run: for
 // each natural-language query set under bench/queries (and the tasks pool
 // when given), hybrid hit@1 / hit@5 / MRR, bm25 and vector hit@5, the
-// paper baseline's hit@5 (condition Full, novelapibench-protocol §6) and
+// paper baseline's hit@5 (condition Full, docs/protocol.md §6) and
 // the hybrid / paper ratio; then the pooled figures of the held-out sets
 // against the targets (hit@5 >= 0.90, >= 1.3x paper).
 //

@@ -1,5 +1,5 @@
 // Command sandbox times sandboxed Python executions against a bare
-// baseline (issue 2 "Benchmark"): N runs of a trivial script and of
+// baseline: N runs of a trivial script and of
 // `import numpy` on each backend and under `chroot ROOT python3`, run
 // round-robin so load drift hits every contender alike, printing
 // executions per second and the ratio to the baseline, and the mean CPU

@@ -1,4 +1,4 @@
-"""Extract S/E/M/C knowledge for a batch of APIs (novelapibench-protocol §7, Stage 2).
+"""Extract S/E/M/C knowledge for a batch of APIs (docs/protocol.md §7, Stage 2).
 
 Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
 
@@ -287,7 +287,7 @@ def sentences(text):
 
 
 def mechanism(doc, secs, params, kind, api_name):
-    """Docstring-grounded M: 50-150 words, markup removed (protocol §1.2, §7)."""
+    """Docstring-grounded M: 50-150 words, markup removed (docs/protocol.md §1.2, §7)."""
     pre = list(secs.get("", []))
     # A signature-looking first line (C classes: "ndarray(shape, dtype=...)") is not prose.
     if pre and re.match(r"^[\w.]+\(.*\)?\s*$", pre[0].strip() or "x") and "(" in pre[0]:

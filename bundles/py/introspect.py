@@ -1,4 +1,4 @@
-"""Dump the public API surface of one library as JSON (novelapibench-protocol §7, Stage 1).
+"""Dump the public API surface of one library as JSON (docs/protocol.md §7, Stage 1).
 
 Usage: python3 -I -B introspect.py LIBRARY [DIST] [OUT]
 
@@ -248,7 +248,7 @@ def doc_of(obj):
 
 
 def path_rank(path, defining):
-    """Protocol §7 ranking of import paths (lower is better)."""
+    """docs/protocol.md §7 ranking of import paths (lower is better)."""
     scan = path.rsplit(".", 1)[0]
     private = any(seg.startswith("_") for seg in scan.split("."))
     defining = defining or ""

@@ -33,7 +33,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 		Use:   "discover --library LIB [--old-env ENV] [--new-env ENV] [--out candidates.jsonl]",
 		Short: "Stage 1: discover new and signature-modified APIs of a library",
 		Long: "discover introspects the library in the old and the new environment inside the sandbox,\n" +
-			"diffs the public API surfaces (novelapibench-protocol §7) and writes the novel APIs as\n" +
+			"diffs the public API surfaces (docs/protocol.md §7) and writes the novel APIs as\n" +
 			"candidates.jsonl (§1.6). Methods of classes are included and marked as extensions;\n" +
 			"--protocol-only leaves them out.",
 		Args: cobra.NoArgs,

@@ -59,8 +59,8 @@ Join shards with 'novelapi eval merge'. See docs/scaling.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.tasks, "tasks", "", "tasks.jsonl (protocol §1.3)")
-	f.StringVar(&cfg.predictions, "predictions", "", "predictions.jsonl (protocol §1.8)")
+	f.StringVar(&cfg.tasks, "tasks", "", "tasks.jsonl (docs/protocol.md §1.3)")
+	f.StringVar(&cfg.predictions, "predictions", "", "predictions.jsonl (docs/protocol.md §1.8)")
 	f.StringVar(&cfg.expected, "expected", "", "expected_calls.jsonl (default: expected_calls.jsonl beside --tasks, if present)")
 	f.StringVar(&cfg.out, "out", "", "run directory to write (created; resumed if it exists)")
 	f.IntVar(&cfg.workers, "workers", 0, "tasks evaluated at once (default: number of CPUs)")

@@ -25,7 +25,7 @@ func newEvalRetrievalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "retrieval (--tasks tasks.jsonl | --queries queries.jsonl) [--index DIR] [--json]",
 		Short: "Measure hit@1, hit@5 and MRR of the target API per retriever, paper condition and library",
-		Long: `For each task the query is its description plus context code (novelapibench-protocol §6); a
+		Long: `For each task the query is its description plus context code (docs/protocol.md §6); a
 queries file has {"query", "api_name"} lines. Every retriever is run: hybrid, bm25, vector and the
 published paper baseline under each knowledge condition (for tasks, over the task's domain, §6).
 
@@ -106,7 +106,7 @@ figure the paper reports as "960 of 1,670 tasks (57%)"; the per-condition rows a
 				fmt.Fprintf(g.stdout, "%-9s %-6s %-8s %5d %7.3f %7.3f %7.3f\n", r.Retriever, r.Condition, lib, r.N, r.HitAt1, r.HitAt5, r.MRR)
 			}
 			if p, ok := rep.Row(index.Paper, index.PaperShared, ""); ok {
-				fmt.Fprintf(g.stdout, "paper shared: %d of %d queries in the top five under each of S, S+M, S+E and Full (protocol §6; the paper's 960 of 1,670 tasks, 57%%)\n",
+				fmt.Fprintf(g.stdout, "paper shared: %d of %d queries in the top five under each of S, S+M, S+E and Full (docs/protocol.md §6; the paper's 960 of 1,670 tasks, 57%%)\n",
 					int(math.Round(p.HitAt5*float64(p.N))), p.N)
 			} else if slices.Contains(cfg.Retrievers, index.Paper) || cfg.Retrievers == nil {
 				fmt.Fprintln(g.stdout, "no paper shared row: it needs the conditions S, S+M, S+E and Full")
@@ -116,7 +116,7 @@ figure the paper reports as "960 of 1,670 tasks (57%)"; the per-condition rows a
 					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper(Full) hit@5 = %.2fx\n", h.HitAt5/p.HitAt5)
 				}
 				if p, ok := rep.Row(index.Paper, index.PaperShared, ""); ok && p.HitAt5 > 0 {
-					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper shared-hit rate (top five under each of S, S+M, S+E, Full; protocol §6) = %.2fx\n", h.HitAt5/p.HitAt5)
+					fmt.Fprintf(g.stdout, "hybrid hit@5 / paper shared-hit rate (top five under each of S, S+M, S+E, Full; docs/protocol.md §6) = %.2fx\n", h.HitAt5/p.HitAt5)
 				}
 			}
 			return nil

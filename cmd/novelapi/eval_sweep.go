@@ -44,7 +44,7 @@ command after an interruption.`,
 	}
 	cfg.ep.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&cfg.tasks, "tasks", "", "tasks.jsonl (protocol §1.3)")
+	f.StringVar(&cfg.tasks, "tasks", "", "tasks.jsonl (docs/protocol.md §1.3)")
 	f.StringVar(&cfg.instance, "instance", "", "instance file (task ids, one per line) selecting the tasks")
 	f.StringVar(&cfg.expected, "expected", "", "expected_calls.jsonl (default: beside --tasks)")
 	f.StringVar(&cfg.bundles, "bundles", "", "bundles.jsonl for the oracle source")

@@ -27,7 +27,7 @@ func newExecCmd(g *globals) *cobra.Command {
 		Use:   "exec --env NAME [--backend auto|bwrap|docker] [--timeout 10s] [--memory 1GiB] [--json] FILE.py",
 		Short: "Run a Python file in a sandbox and print the result",
 		Long: `Run FILE.py as /job/main.py inside environment NAME with the sandbox's
-default limits (sandbox-spec §4.2), overriding the wall timeout (positive)
+default limits (docs/sandbox.md §4.2), overriding the wall timeout (positive)
 and memory (at least 16MiB, sandbox.MinMemory) when given. Prints the
 program's stdout and stderr and a summary of the result, or the whole
 result as JSON with --json (limits named with their units: wall_ns,

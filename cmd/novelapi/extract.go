@@ -25,7 +25,7 @@ func newExtractCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "extract --candidates candidates.jsonl [--env ENV] [--out bundles.jsonl]",
 		Short: "Stage 2: extract S/E/M/C knowledge bundles for discovered APIs",
-		Long: "extract builds one knowledge bundle per candidate (novelapibench-protocol §1.2, §7) inside\n" +
+		Long: "extract builds one knowledge bundle per candidate (docs/protocol.md §1.2, §7) inside\n" +
 			"the environment: S from the live signature and the docstring, E from the docstring's doctest\n" +
 			"examples (each executed in the sandbox), M as docstring-grounded prose (or model-written from\n" +
 			"the source with --endpoint), C as the source without docstrings plus same-module helpers.\n" +

@@ -28,7 +28,7 @@ func newRenderCmd(g *globals) *cobra.Command {
 	var cfg renderConfig
 	cmd := &cobra.Command{
 		Use:   "render [--bundles FILE] --api NAME [--condition C | --components S,E] [--prompt --task-json T]",
-		Short: "Print an API's knowledge under a condition (protocol §2.2), optionally as the evaluation prompt (§2.3)",
+		Short: "Print an API's knowledge under a condition (docs/protocol.md §2.2), optionally as the evaluation prompt (§2.3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRender(g, cfg, cmd.Flags().Changed("condition"))

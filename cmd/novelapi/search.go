@@ -33,7 +33,7 @@ matches), under vector the cosine similarity of the API's best unit. "exact"
 marks an API the query names; it ranks first, whatever its score. --k only
 truncates one ranking.
 
---retriever paper is the published baseline (novelapibench-protocol §6): it
+--retriever paper is the published baseline (docs/protocol.md §6): it
 ranks 512-word chunks of the rendered --condition, --k counts chunks (an API
 with several chunks in the top k is listed once, at its best rank, so fewer
 than k APIs may be listed), the score is 1/rank, and --components does not

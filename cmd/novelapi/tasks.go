@@ -44,7 +44,7 @@ func newTasksBuildCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build --bundles B --env ENV [--out tasks.jsonl]",
 		Short: "Build tasks from the bundles' executed examples, record reference calls and run C1",
-		Long: `Builds tasks offline from each bundle's executed examples (protocol §7 Stage 3): the context
+		Long: `Builds tasks offline from each bundle's executed examples (docs/protocol.md §7 Stage 3): the context
 is the example's lines before the target call, the masked region assigns that call to result, and
 execution_test asserts what held on two reference runs and fails with a null stub of the target.
 Each task gets an easy and, where the call takes context variables, a medium variant.

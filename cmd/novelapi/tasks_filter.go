@@ -31,7 +31,7 @@ func newTasksFilterCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "filter --tasks T --bundles B --c2-model M --c3-model M2 --endpoint URL [--c3-endpoint URL]",
 		Short: "Run the Stage 4 filters (C1, C2 novelty, C3 solvability) and write the model's instance file",
-		Long: `Runs the protocol's Stage 4 for one backbone model M (novelapibench-protocol §7):
+		Long: `Runs the protocol's Stage 4 for one backbone model M (docs/protocol.md §7):
 C1 (reference call records and the reference passing the harness; reused when already beside
 --tasks), C2 (three samples of M at T=0.8 without knowledge all fail: the task is novel for M),
 C3 (the stronger model M2 with the Full bundle solves it in at least one of three samples; its

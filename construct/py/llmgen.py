@@ -3,7 +3,7 @@
 # Reads /job/input.json: {"api_name", "module", "tasks": [{"key",
 # "reference", "scenarios": {name: code}}]} and writes /out/llmgen.json: per
 # task whether the reference runs, how many of the six scenarios ran, and the
-# three assertion layers (novelapibench-protocol §4.3) that pass with the
+# three assertion layers (docs/protocol.md §4.3) that pass with the
 # real target and fail with both null stubs (zeros_like(first array arg) and
 # None).
 import contextlib

@@ -23,7 +23,7 @@ import (
 )
 
 // Cases holds the adversarial programs of the conformance suite, one per
-// file, each citing the sandbox-spec entry it exercises.
+// file, each citing the property of docs/sandbox.md §3 it exercises.
 //
 //go:embed cases/*.py
 var Cases embed.FS
@@ -312,7 +312,7 @@ func Conformance(t *testing.T, r sandbox.Runner, env *sandbox.Environment) {
 			if err != nil {
 				t.Fatalf("Run: %v (infra error %q)", err, res.InfraError)
 			}
-			// Invariant of every entry in sandbox-spec §3: Run returns within
+			// Invariant of every entry in docs/sandbox.md §3: Run returns within
 			// the wall limit plus the kill grace (and, for Docker, container
 			// set-up and removal).
 			if limit := wall + 8*time.Second; took > limit {

@@ -1,6 +1,6 @@
 // Package sandboxtest gives tests a real sandbox: an available Runner, a
 // built environment, and a conformance suite of adversarial programs
-// (sandbox-spec §3) that every backend must pass with the same verdict
+// (docs/sandbox.md §3) that every backend must pass with the same verdict
 // facts. Like net/http/httptest it lives beside the package it serves.
 //
 // Helpers skip the test with a loud reason when a backend or environment is

@@ -3,7 +3,7 @@
 // line per bundle, whose query is the first sentence of the bundle's
 // mechanism text (its docstring summary). Its words are in the index
 // already, so it only checks that retrieval works end to end; the real
-// measure is bench/queries/nl.jsonl (issue 4).
+// measure is bench/queries/nl.jsonl (docs/retrieval.md).
 //
 //	go run ./bench/queries/smoke BUNDLES.jsonl... > smoke.jsonl
 package main

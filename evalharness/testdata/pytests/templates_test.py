@@ -5,7 +5,7 @@
 import numpy as np
 import pandas as pd
 
-# Fingerprints (novelapibench-protocol §4.5).
+# Fingerprints (docs/protocol.md §4.5).
 assert _fp(True) == {"t": "bool", "v": True}
 assert _fp(3) == {"t": "number", "v": 3}
 assert _fp(2 ** 60) == {"t": "number", "v": str(2 ** 60)}
