@@ -28,8 +28,8 @@ type PoolOptions struct {
 }
 
 // ExerciseRule is the version of [Change.Exercised] and of the
-// old-environment classification ([FailsElsewhere]; 3 added
-// fails_elsewhere) recorded in PoolOptions.Rule.
+// old-environment classification ([FailsElsewhere]) recorded in
+// PoolOptions.Rule; its history is in docs/changelog.md.
 const ExerciseRule = 3
 
 // DefaultMaxExamples is BuildConfig.MaxExamples when it is 0.

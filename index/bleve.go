@@ -21,10 +21,8 @@ import (
 // ordinary words ("sample", "dataframe", "array") matched module and class
 // segments (scipy.stats.sampling, pandas.core.interchange.dataframe) and
 // outranked the API whose documentation answers it. Queries that name an
-// API are served by the exact-name rule (names.go), not by this boost.
-// Boost 4 → 0.5 on the real bundles (docs/retrieval.md): hybrid hit@5 nl
-// 0.875 → 0.875, held-out nl 0.617 → 0.675, smoke 0.947 → 0.978, tasks
-// 0.932 → 0.935; hit@1 up on every set.
+// API are served by the exact-name rule (names.go), not by this boost
+// (figures: docs/changelog.md).
 const (
 	nameBoost = 0.5
 	bodyBoost = 1.0
@@ -164,8 +162,8 @@ func filterQuery(library, version string, comps []string) query.Query {
 // Both indexes score with the BM25 statistics of all units together
 // (number of units, total field lengths), as one index of every unit
 // would: with the prose units alone the average body length shrinks to a
-// third and long mechanism texts lose to short signatures (hit@1 of the
-// natural-language queries fell from 0.58 to 0.37).
+// third and long mechanism texts lose to short signatures
+// (docs/changelog.md).
 type lexicalStore struct {
 	main, code bleve.Index
 	stats      *search.BM25Stats // of main and code together; nil while building
@@ -181,12 +179,10 @@ type lexicalStore struct {
 // Introduction to Information Retrieval, §7.1.1, "query terms with low
 // idf"). Such a term's BM25 IDF is at most ln(1 + 0.8/0.2) ≈ 1.6 against
 // 6–10 for the terms that tell APIs apart, but its postings are the
-// longest the query walks: library names ("pandas" is in the name of 44%
-// of the units), "array", "return", "default". On the real bundles
-// (docs/retrieval.md) leaving them out kept hybrid hit@5 on every query set
-// (nl 0.875, held-out 0.675, blind held-out 0.773, smoke 0.977) and cut the
-// CPU time of a query at 10k bundles by a fifth (p50 6.4 → 4.9 ms). A
-// field whose query terms are all common keeps them.
+// longest the query walks: library names ("pandas" is in the name of a
+// large share of the units), "array", "return", "default". Leaving them
+// out keeps hit@5 and makes queries cheaper (docs/changelog.md). A field
+// whose query terms are all common keeps them.
 const maxQueryDF = 0.2
 
 // Directories of a generation's lexical indexes.

@@ -594,12 +594,8 @@ func (ix *Index) validate(q Query) (Query, filter, error) {
 // Query.K: K only truncates one ranking, so a longer list (the MCP server
 // asks for 3×k, a user for --k 20) never reorders its first hits, and the
 // retrieval evaluation (K = MaxK) measures the order a K = 5 caller gets.
-// With legs that grew with K (max(50, 10·K)) the top five changed with K for
-// 4 of 35 questions in a new-user trial. 50 units are 25–45 APIs per leg;
-// deeper legs cost query time (10k bundles, p50 CPU: 50 units 5.8 ms, 100
-// units 7.2 ms, 200 units 8.2 ms) and did not change hit@5 (pooled held-out
-// 0.906 with 50 and 0.905 with 100). A K above what the legs found returns
-// fewer than K hits.
+// Deeper legs cost query time without changing hit@5 (docs/changelog.md).
+// A K above what the legs found returns fewer than K hits.
 const legDepth = 50
 
 // Search returns up to q.K APIs matching q, best first, one Hit per API and

@@ -191,8 +191,8 @@ type lsaModel struct {
 	Units      int       // units fitted on
 	// ProjLE holds Proj as little-endian float32 bytes in the file, Proj
 	// being left empty there: gob decodes a byte slice at memory speed but
-	// a float slice number by number (0.45 s of the 0.9 s Open of the
-	// 937-bundle index). Files written before it have Proj itself.
+	// a float slice number by number (docs/changelog.md). Files without
+	// ProjLE have Proj itself.
 	ProjLE []byte
 }
 

@@ -10,16 +10,13 @@ import (
 // The ranker orders the fused APIs of a query by a linear score over
 // features of what the legs found and of the API's own text: learning to
 // rank with a linear model (Liu, "Learning to rank for information
-// retrieval", 2009, §2). It replaced three hand-tuned factors applied to
-// the RRF score (an internal-path prior, a library hint and coverage
-// re-ranking), which are features here with fitted weights.
+// retrieval", 2009, §2). An internal-path prior, a library hint and
+// coverage of the question's terms are features with fitted weights, not
+// hand-tuned factors.
 //
-// The weights were fitted by bench/ltr (a pairwise logistic loss, RankNet)
-// on the natural-language query sets nl and nl-heldout..10 and the task
-// pool. Leave-one-set-out, each set ranked by weights fitted on the
-// others, hybrid hit@5 / hit@1 / MRR of the pooled held-out sets (n = 1470)
-// went 0.882 / 0.558 / 0.695 → 0.903 / 0.588 / 0.720, and the tasks (744)
-// 0.960 / 0.703 / 0.814 → 0.969 / 0.769 / 0.853 (docs/retrieval.md).
+// The weights are fitted by bench/ltr (a pairwise logistic loss, RankNet)
+// on the natural-language query sets and the task pool, and checked
+// leave-one-set-out (figures: docs/retrieval.md, docs/changelog.md).
 
 // Features of a candidate API, in this order (RankCandidate.Features,
 // FeatureNames). None depends on a query set; the sets only fit weights.

@@ -124,9 +124,9 @@ type vectorHit struct {
 }
 
 // flatCollection holds one component's vectors as a dense row-major
-// matrix for querying. chromem-go scores with a scalar loop (about 25 ms a
-// query at 10k bundles on 2 cores); one gonum BLAS matrix-vector product
-// over the same vectors gives the same cosine scores several times faster.
+// matrix for querying. chromem-go scores with a scalar loop; one gonum
+// BLAS matrix-vector product over the same vectors gives the same cosine
+// scores several times faster (docs/changelog.md).
 type flatCollection struct {
 	ids     []string
 	library []string

@@ -57,7 +57,7 @@ type Config struct {
 	// new API old (bundles.DiffOptions.NewIfMovedFrom, a novelapi extension
 	// of the protocol's moved rule): "numpy.array_api" adds 8 numpy 2 APIs
 	// (numpy.linalg.matrix_norm, vector_norm, vecdot, cross, outer, matmul,
-	// tensordot, diagonal; 83 → 91 numpy bundles) that the protocol drops
+	// tensordot, diagonal; docs/changelog.md) that the protocol drops
 	// as moved from numpy 1's experimental array-API module (numpy.concat
 	// and permute_dims stay out: they are the same objects as concatenate
 	// and transpose). Nil means the protocol's rule. Each

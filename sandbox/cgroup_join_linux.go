@@ -10,10 +10,9 @@ import (
 //
 // Moving another process into a cgroup (writing its pid to cgroup.procs)
 // takes the kernel's global cgroup_threadgroup_rwsem for writing, which
-// waits for an RCU grace period whenever the lock was idle: 6-18 ms on this
-// project's 2-core, HZ=250 hosts, paid once per run because runs are
-// further apart than a grace period (measured: 12 ms median of a 66 ms
-// trivial run on cgroup v1). A single-threaded process that moves itself by
+// waits for an RCU grace period whenever the lock was idle, paid once per
+// run because runs are further apart than a grace period (§5). A
+// single-threaded process that moves itself by
 // writing "0" to a v1 hierarchy's tasks file skips that lock (Linux
 // kernel/cgroup/cgroup.c, cgroup_procs_write_start: "If we migrate a single
 // thread ... the thread is current ... we can skip the global lock"; on

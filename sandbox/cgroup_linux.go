@@ -63,9 +63,8 @@ func openCgroups(root string) (*cgroups, error) {
 		if ctrl == "cpu" {
 			// cpu runs sit directly at the hierarchy's root, named
 			// novelapi-RUN: under a shared parent, all concurrent sandboxes
-			// together would get the CPU weight of one host task (measured:
-			// 2-3x slower runs on a loaded host); at the root each run weighs
-			// what an ordinary process does.
+			// together would get the CPU weight of one host task (§5); at
+			// the root each run weighs what an ordinary process does.
 			c.v1[ctrl], c.prefix[ctrl] = real, cgroupParent+"-"
 			continue
 		}

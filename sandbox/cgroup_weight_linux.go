@@ -20,13 +20,10 @@ import (
 // bwrap's monitor and its pid 1 are new tasks that sleep through the run;
 // where they last ran on another CPU than the program's, the program
 // starts with as little as a third of an ordinary task's weight (1 / (1 +
-// 2)) and gets all of it only after ~150 ms: on a loaded 2-CPU host a
-// trivial Python run took 68 ms against 29 ms under chroot, while a 0.3 s
-// CPU loop, mostly past the transient, ran at parity (0.96).
-// So the run's weight follows the helpers' decay, normal * (1 + 2 *
-// 2^(-t/32ms)), in 32 ms steps from the program's start; a flat triple
-// weight for 150 ms overshot (import numpy ran 1.32x faster than under
-// chroot). The CPU quota (Limits.CPUs) is unchanged throughout.
+// 2)) and gets all of it only after ~150 ms, which slows short runs on a
+// loaded host (§5). So the run's weight follows the helpers' decay,
+// normal * (1 + 2 * 2^(-t/32ms)), in 32 ms steps from the program's start.
+// The CPU quota (Limits.CPUs) is unchanged throughout.
 const (
 	runBoostHelpers = 2                     // bwrap's monitor and pid 1
 	runBoostStep    = 32 * time.Millisecond // the load average's half-life
