@@ -104,7 +104,7 @@ type DockerConfig struct {
 // daemon in the same mount namespace; the bound directory exists only
 // inside the tmpfs, so any other engine refuses the bind rather than
 // binding something else). Where either is missing, /out is an anonymous
-// volume on the engine's disk as sandbox-spec §4.4 step 6 describes,
+// volume on the engine's disk as docs/sandbox.md §4.4 step 6 describes,
 // bounded in what is read back (Result.Outputs' caps) but not in what the
 // program can write there within its wall time; this is logged once, at
 // Warn, and Result.OutFull is then always false.
