@@ -1,6 +1,9 @@
 // Package pysyntax reads Python source text without running Python:
 // identifiers, brackets and top-level separators of parameter lists and call
-// arguments.
+// arguments. It is for the small text decisions made on the Go side
+// (bundles, pool, evalharness, importers), where starting a sandboxed
+// interpreter would cost a run; anything that needs Python's own parser
+// runs inside the sandbox instead (docs/protocol.md §9.1).
 package pysyntax
 
 import (
