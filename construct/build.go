@@ -60,6 +60,17 @@ type BuildConfig struct {
 	// uses context variables. Default true via BuildTasks' caller; the zero
 	// value leaves it off.
 	Medium bool
+	// SkipMutantCheck leaves out the mutant check (docs/mutants.md): by
+	// default every built task's reference and a fixed set of mutants run
+	// against its test, and tasks whose test lets a mutant pass are
+	// dropped.
+	SkipMutantCheck bool
+	// KeepWeak keeps the tasks whose test lets a mutant pass (they stay
+	// flagged in the check file).
+	KeepWeak bool
+	// CheckPath is the check file the mutant check is recorded in
+	// (evalharness.CheckPath of the pool); "" records nothing.
+	CheckPath string
 	// Workers is the number of concurrent sandbox runs; 0 means GOMAXPROCS.
 	Workers int
 	// Wall bounds one API's builder run; 0 means 60 s.
@@ -101,6 +112,8 @@ type BuildSummary struct {
 	// ExercisingTasks counts the fails, none of the passes, and those of
 	// the others that the static rule counts.
 	OldEnvCheck map[string]int `json:"old_env_check,omitempty"`
+	// Mutants reports the mutant check; nil when it was skipped.
+	Mutants *MutantSummary `json:"mutants,omitempty"`
 	// Reused reports that existing tasks were loaded instead of built.
 	Reused bool `json:"reused,omitempty"`
 }
@@ -301,6 +314,12 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 		return false
 	})
 	sum.ExercisedAPIs = len(exercisedAPIs)
+	if !cfg.SkipMutantCheck && len(tasks) > 0 {
+		var err error
+		if tasks, sum.Mutants, err = checkMutants(ctx, cfg, tasks); err != nil {
+			return nil, sum, err
+		}
+	}
 	sort.SliceStable(tasks, func(i, j int) bool { return tasks[i].TaskID < tasks[j].TaskID })
 	for _, t := range tasks {
 		sum.Tasks++

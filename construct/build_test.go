@@ -73,6 +73,11 @@ func TestBuildTasks_RealSandbox(t *testing.T) {
 	if len(byAPI["numpy.ones"]) != 0 || sum.Skipped["no top-level statement calls ones"] != 1 {
 		t.Errorf("numpy.ones example without a call: tasks %v, skipped %v", byAPI["numpy.ones"], sum.Skipped)
 	}
+	// The tests compare values, so each rejects every mutant of its
+	// reference (docs/mutants.md).
+	if m := sum.Mutants; m == nil || m.Checked != len(tasks) || m.Kept != len(tasks) || m.ValueAsserting != len(tasks) || m.Discriminating != len(tasks) {
+		t.Errorf("mutant check %+v; want all %d tasks kept, with value assertions, discriminating", m, len(tasks))
+	}
 }
 
 func TestRecordAndFilterC1_RealSandbox(t *testing.T) {

@@ -25,6 +25,29 @@ type PoolOptions struct {
 	// Rule versions the exercise rule (Change.Exercised); a pool built
 	// under another rule is rebuilt.
 	Rule int `json:"rule"`
+	// Tests says how the tests were made and checked (see [TestsOption]);
+	// "" for pools built before value assertions and the mutant check.
+	Tests string `json:"tests,omitempty"`
+}
+
+// TestRules versions the assertions the offline builder writes (value
+// assertions with tolerances, docs/mutants.md §4) and the mutant check
+// it runs; recorded in PoolOptions.Tests.
+const TestRules = 1
+
+// TestsOption returns PoolOptions.Tests for a build that runs the mutant
+// check (unless skip) and drops weak tasks (unless keepWeak):
+// "values/1+mutants", "values/1+mutants,keep-weak" or "values/1".
+func TestsOption(skip, keepWeak bool) string {
+	s := fmt.Sprintf("values/%d", TestRules)
+	switch {
+	case skip:
+	case keepWeak:
+		s += "+mutants,keep-weak"
+	default:
+		s += "+mutants"
+	}
+	return s
 }
 
 // ExerciseRule is the version of [Change.Exercised] and of the
@@ -39,7 +62,7 @@ const DefaultMaxExamples = 2
 // recorded beside its pool (defaults applied).
 func (cfg BuildConfig) PoolOptions() PoolOptions {
 	o := PoolOptions{Generator: "offline", MaxExamples: cfg.MaxExamples, Medium: cfg.Medium,
-		ChangeOnly: cfg.ChangeOnly, Rule: ExerciseRule}
+		ChangeOnly: cfg.ChangeOnly, Rule: ExerciseRule, Tests: TestsOption(cfg.SkipMutantCheck, cfg.KeepWeak)}
 	if o.MaxExamples <= 0 {
 		o.MaxExamples = DefaultMaxExamples
 	}

@@ -42,6 +42,11 @@ type C1Config struct {
 	Workers  int
 	Progress io.Writer
 	Log      *slog.Logger
+	// TestCheck, when set, records C1's verdicts on the references in the
+	// pool's mutant-check file (evalharness.CheckFile in Dir), running the
+	// mutant check for the tasks it lacks, so that evaluation finds every
+	// task checked (docs/mutants.md §3).
+	TestCheck bool
 }
 
 // C1Summary counts the outcome of RecordAndFilterC1.
@@ -52,6 +57,9 @@ type C1Summary struct {
 	// CallStatus counts the tasks' call-record statuses (ok, unstable, ...).
 	CallStatus map[string]int `json:"call_status"`
 	Instance   string         `json:"instance"` // path of instances/c1.txt
+	// Tests is the check of the pool's tests with C1's reference verdicts;
+	// nil without C1Config.TestCheck.
+	Tests *evalharness.PoolCheck `json:"tests,omitempty"`
 }
 
 // RecordAndFilterC1 builds each task's reference call records (§4.5) and
@@ -166,6 +174,16 @@ func RecordAndFilterC1(ctx context.Context, tasks []*pool.Task, cfg C1Config) (C
 	}
 	if err := atomicfile.Write(sum.Instance, data, 0o644); err != nil {
 		return sum, err
+	}
+	if cfg.TestCheck && first == nil {
+		pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
+			Harness: cfg.Harness, Tasks: tasks, References: C1References(cfg.Dir),
+			Path: filepath.Join(cfg.Dir, evalharness.CheckFile), Workers: cfg.Workers, Progress: cfg.Progress, Log: log,
+		})
+		if err != nil {
+			return sum, err
+		}
+		sum.Tests = pc
 	}
 	return sum, first
 }

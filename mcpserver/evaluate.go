@@ -94,6 +94,9 @@ type evalOut struct {
 	ReportHTML string              `json:"report_html,omitempty"`
 	Tasks      int                 `json:"tasks"`
 	Summary    evalharness.Summary `json:"summary"`
+	// TestCheck reports the check of the evaluated tasks' tests
+	// (docs/mutants.md §3): flagged tasks' verdicts cannot be trusted.
+	TestCheck *evalharness.PoolCheck `json:"test_check"`
 }
 
 type evalReq struct {
@@ -342,6 +345,21 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	}
 	dir := filepath.Join(runsDir, sanitizeName(name))
 
+	// Tests that accept wrong answers are listed before the score
+	// (docs/mutants.md §3); the check file beside the pool keeps the
+	// outcomes, so an unchanged task is checked once.
+	checked := evalharness.PredictedTasks(selected, runPreds, evalharness.Shard{})
+	prog.send(0, total, fmt.Sprintf("checking the tests of %d tasks (reference and mutants)", len(checked)))
+	pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
+		Harness: h, Tasks: checked, Expected: expected, Path: evalharness.CheckPath(tasksPath), Workers: s.cfg.Eval.Workers, Log: s.log,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("evaluate: check tests: %w", err)
+	}
+
 	counter := &progressEvaluator{inner: h, total: total, prog: prog}
 	prog.send(0, total, fmt.Sprintf("evaluating %d tasks (%d samples) into %s", len(runPreds), total, dir))
 	summary, err := evalharness.Run(ctx, evalharness.RunConfig{
@@ -360,13 +378,14 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 		return nil, fmt.Errorf("evaluate run %s: %w", dir, err)
 	}
-	out := evalOut{RunDir: dir, Tasks: len(runPreds), Summary: summary}
+	out := evalOut{RunDir: dir, Tasks: len(runPreds), Summary: summary, TestCheck: pc}
 	if err := evalharness.Report(dir); err != nil {
 		s.log.Warn("evaluate: report not written", "dir", dir, "err", err)
 	} else {
 		out.ReportMD, out.ReportHTML = filepath.Join(dir, pool.ReportMDFile), filepath.Join(dir, pool.ReportHTML)
 	}
 	var sb strings.Builder
+	pc.WriteReport(&sb, 50)
 	fmt.Fprintf(&sb, "Evaluated %d tasks: pass@1 %.1f%% (%d/%d), exec@1 %.1f%%.\n", summary.N, 100*summary.PassAt1, summary.Passed, summary.N, 100*summary.ExecAt1)
 	if len(summary.Labels) > 0 {
 		b, _ := json.Marshal(summary.Labels)

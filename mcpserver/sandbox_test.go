@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,10 +26,24 @@ const (
 // sandboxServer is a server whose check_code and evaluate run in the real
 // sandbox on the trixie-sci environment (skipped locally without one,
 // failing under NOVELAPI_REQUIRE_SANDBOX=1).
+//
+// The pool is copied into a temporary directory: evaluate records its
+// check of the tests beside the pool (docs/mutants.md §3).
 func sandboxServer(t *testing.T) *mcpserver.Server {
+	dir := t.TempDir()
+	tasks, expected := filepath.Join(dir, "tasks.jsonl"), filepath.Join(dir, "expected_calls.jsonl")
+	for from, to := range map[string]string{evalTasks: tasks, evalExpected: expected} {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return newServer(t, mcpserver.Config{
 		Harness: sandboxHarness(t),
-		Eval:    mcpserver.EvalConfig{TasksPath: evalTasks, ExpectedPath: evalExpected, RunsDir: t.TempDir(), Workers: 2},
+		Eval:    mcpserver.EvalConfig{TasksPath: tasks, ExpectedPath: expected, RunsDir: t.TempDir(), Workers: 2},
 	})
 }
 
@@ -149,6 +164,12 @@ func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "pass@1 100.0%") {
 		t.Errorf("evaluate text: %s", text(res))
+	}
+	// The fixture's tests never read the completion's output: the report
+	// flags both tasks before the score.
+	txt := text(res)
+	if i, j := strings.Index(txt, "test check: 0 of 2 tasks have tests that reject every mutant"), strings.Index(txt, "Evaluated 2 tasks"); i < 0 || j < i || strings.Count(txt, "weak: accepts wrong answers") != 2 {
+		t.Errorf("evaluate text lacks the test check before the score:\n%s", txt)
 	}
 	mu.Lock()
 	defer mu.Unlock()

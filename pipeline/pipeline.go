@@ -262,7 +262,8 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		var err error
 		// The old environment decides exercises_change (construct.BuildConfig.OldEnv):
 		// on numpy it added 32 s to a 13 s build (78 modified-API tasks).
-		bcfg := construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log}
+		bcfg := construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log,
+			CheckPath: evalharness.CheckPath(p.Tasks)}
 		opts := bcfg.PoolOptions()
 		tasksPath := p.Tasks
 		why := construct.OptionsDiffer(p.Tasks, opts)
@@ -305,7 +306,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 			return sum, err
 		}
 		log.Info("stage: call records + C1", "tasks", len(tasks))
-		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{Harness: h, Dir: filepath.Dir(p.Tasks), Workers: cfg.Workers, Progress: cfg.Progress, Log: log})
+		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{Harness: h, Dir: filepath.Dir(p.Tasks), Workers: cfg.Workers, Progress: cfg.Progress, Log: log, TestCheck: true})
 		if err != nil {
 			return sum, fmt.Errorf("stage C1: %w", err)
 		}

@@ -38,6 +38,7 @@ type evalRunConfig struct {
 	backend, shard, condition, source string
 	noLabels, rescore, skipInvalid    bool
 	allowCustomSetup, json            bool
+	noTestCheck                       bool
 }
 
 func newEvalRunCmd(g *globals) *cobra.Command {
@@ -52,7 +53,13 @@ DIR/eval_meta.json in the NovelAPIBench formats. Rerunning into DIR resumes with
 --shard i/n evaluates the predictions whose 0-based index is i modulo n; --shard auto takes i from
 JOB_COMPLETION_INDEX (Kubernetes indexed job) or SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN)
 and n from auto/N, NOVELAPI_SHARDS or SLURM_ARRAY_TASK_COUNT. "{shard}" in --out is replaced by i.
-Join shards with 'novelapi eval merge'. See docs/scaling.md.`,
+Join shards with 'novelapi eval merge'. See docs/scaling.md.
+
+Before scoring, each evaluated task is checked (docs/mutants.md): its reference must pass through
+the full harness and its test must reject a fixed set of wrong answers (the output times zero, a
+constant, a sibling API, a dropped argument, a changed input). Tasks that fail are listed with the
+mutant that survived; the outcomes are kept in mutant_check.jsonl beside --tasks, so only new or
+changed tasks are checked again. --no-test-check skips this.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runEvalRun(cmd.Context(), g, cfg)
@@ -73,6 +80,7 @@ Join shards with 'novelapi eval merge'. See docs/scaling.md.`,
 	f.BoolVar(&cfg.rescore, "rescore", false, "if DIR holds results of a different evaluation, delete them and re-score")
 	f.BoolVar(&cfg.skipInvalid, "skip-invalid", false, "skip invalid tasks (logged) instead of failing")
 	f.BoolVar(&cfg.allowCustomSetup, "allow-custom-setup", false, "accept tasks whose setup_code is not the stock monitor")
+	f.BoolVar(&cfg.noTestCheck, "no-test-check", false, "skip the check that each evaluated task's reference passes and its test rejects a fixed set of mutants (docs/mutants.md)")
 	f.BoolVar(&cfg.json, "json", false, "print summary.json to stdout")
 	for _, name := range []string{"tasks", "predictions", "out"} {
 		cmd.MarkFlagRequired(name)
@@ -143,6 +151,23 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), NoLabels: cfg.noLabels, Log: g.log})
 	if err != nil {
 		return err
+	}
+	if !cfg.noTestCheck {
+		// Tests that accept wrong answers are listed before any score
+		// (docs/mutants.md §3); the check file beside the pool keeps the
+		// outcomes, so an unchanged task is checked once.
+		pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
+			Harness: h, Tasks: evalharness.PredictedTasks(tasks, preds, shard), Expected: expected,
+			Path: evalharness.CheckPath(cfg.tasks), Workers: cfg.workers, Progress: progressWriter(g), Log: g.log,
+		})
+		if err != nil {
+			return err
+		}
+		w := g.stdout
+		if cfg.json {
+			w = g.stderr
+		}
+		pc.WriteReport(w, 0)
 	}
 	s, err := evalharness.Run(ctx, evalharness.RunConfig{
 		Tasks: tasks, Expected: expected, Predictions: preds, OutDir: out,

@@ -35,6 +35,7 @@ type tasksBuildConfig struct {
 	noMedium, noC1, skipBad   bool
 	changeOnly                bool
 	json, rebuild             bool
+	keepWeak, noTestCheck     bool
 	generator                 string        // offline or llm
 	ep                        endpointFlags // --generator llm
 }
@@ -65,7 +66,13 @@ The options are recorded in OUT.options.json; a rerun reuses --out only when it 
 
 Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
 runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
-instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdicts already written.`,
+instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdicts already written.
+
+The assertions compare result values with tolerances derived from the executed reference, and each
+built task's test must reject a fixed set of mutants of its reference (the output times zero, a
+constant, a sibling API, a dropped argument, a changed input; docs/mutants.md): tasks whose test
+lets one pass are dropped (--keep-weak keeps them), and the outcomes, with C1's verdicts on the
+references, are recorded in mutant_check.jsonl beside --out, where 'eval run' reads them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTasksBuild(cmd, g, cfg)
@@ -82,6 +89,8 @@ instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdict
 	f.BoolVar(&cfg.noMedium, "no-medium", false, "build only easy tasks")
 	f.BoolVar(&cfg.changeOnly, "change-only", false, "drop tasks of signature-modified APIs whose call does not exercise the change (offline generator)")
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
+	f.BoolVar(&cfg.keepWeak, "keep-weak", false, "keep tasks whose test accepts a mutant of the reference (they stay flagged in mutant_check.jsonl)")
+	f.BoolVar(&cfg.noTestCheck, "no-test-check", false, "skip the mutant check of the built tests (docs/mutants.md)")
 	f.BoolVar(&cfg.rebuild, "rebuild", false, "build the tasks again even if --out is newer than --bundles")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
 	f.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
@@ -167,6 +176,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		}
 		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{
 			Harness: h, Dir: filepath.Dir(cfg.out), Workers: cfg.workers, Progress: progress, Log: g.log,
+			TestCheck: !cfg.noTestCheck,
 		})
 		if err != nil {
 			return err
@@ -201,9 +211,16 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	for _, r := range reasons {
 		fmt.Fprintf(g.stdout, "  skipped %4d  %s\n", bsum.Skipped[r], r)
 	}
+	if m := bsum.Mutants; m != nil {
+		fmt.Fprintf(g.stdout, "mutant check: %d tasks checked (%s); %d weak dropped; of the %d kept, %.1f%% have value assertions and %.1f%% have tests that reject every mutant\n",
+			m.Checked, countList(m.ByStatus), m.Dropped, m.Kept, 100*m.ValueShare, 100*m.DiscriminatingShare)
+	}
 	if out.C1 != nil {
 		fmt.Fprintf(g.stdout, "C1: %d of %d tasks pass (%s); call records: %s -> %s\n",
 			out.C1.Passed, out.C1.Tasks, countList(out.C1.ByLibrary), countList(out.C1.CallStatus), out.C1.Instance)
+		if out.C1.Tests != nil {
+			out.C1.Tests.WriteReport(g.stdout, 20)
+		}
 	}
 	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
 	return nil
@@ -214,6 +231,9 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 func poolOptions(cfg tasksBuildConfig) construct.PoolOptions {
 	o := construct.PoolOptions{Generator: cfg.generator, Env: cfg.env, OldEnv: cfg.oldEnv, MaxExamples: cfg.maxExamples,
 		Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, Rule: construct.ExerciseRule}
+	if o.Generator == "" || o.Generator == "offline" {
+		o.Tests = construct.TestsOption(cfg.noTestCheck, cfg.keepWeak)
+	}
 	if o.Generator == "" {
 		o.Generator = "offline"
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
+	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -20,6 +21,7 @@ func buildPool(ctx context.Context, g *globals, cfg tasksBuildConfig, bs []bundl
 		return construct.BuildTasks(ctx, construct.BuildConfig{
 			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, OldEnv: oldEnv,
 			Workers: cfg.workers, Progress: progress, Log: g.log,
+			SkipMutantCheck: cfg.noTestCheck, KeepWeak: cfg.keepWeak, CheckPath: evalharness.CheckPath(cfg.out),
 		})
 	case "llm":
 		client, err := cfg.ep.client()

@@ -82,8 +82,95 @@ def py(v):
     return "__import__('json').loads(%r)" % json.dumps(v)
 
 
+NP = "__import__('numpy')"
+MAX_ATTRS = 8       # public attributes of a result object asserted on
+MAX_KEYS = 6        # dict values asserted on
+MAX_STR = 500       # longer strings are compared by digest
+
+
+def rtol_of(dtype=None):
+    """Relative tolerance of a value assertion: a thousand units in the last
+    place of the value's float type, at least 1e-6 (float64) and at most
+    1e-2 (float16); docs/mutants.md §4."""
+    try:
+        import numpy as np
+        eps = float(np.finfo(dtype if dtype is not None and np.dtype(dtype).kind in "fc" else np.float64).eps)
+    except Exception:
+        eps = 2.220446049250313e-16
+    return min(1e-2, max(1e-6, 1e3 * eps))
+
+
+def positions(size):
+    """Flat positions asserted on: all of them up to MAX_ITEMS, else
+    MAX_ITEMS evenly spaced ones including the first and the last."""
+    if size <= MAX_ITEMS:
+        return None
+    step = (size - 1) / (MAX_ITEMS - 1)
+    return sorted({int(round(i * step)) for i in range(MAX_ITEMS)})
+
+
+def array_values(expr, arr):
+    """Value assertions about a numpy array (or the values of a pandas
+    object) arr, whose source is expr: exact equality for integers and
+    booleans, closeness with a tolerance derived from the recorded values
+    for floats and complex numbers, string equality for the rest; on every
+    element, or on MAX_ITEMS evenly spaced ones plus the sum of magnitudes."""
+    import numpy as np
+    out = []
+    flat = arr.ravel()
+    pos = positions(flat.size)
+    pick = "" if pos is None else "[%r]" % pos
+    sel = flat if pos is None else flat[pos]
+    kind = arr.dtype.kind
+    rtol = rtol_of(arr.dtype)
+    if kind in "biufc":
+        mags = np.abs(np.asarray(flat, dtype=complex if kind == "c" else float))
+        mags = mags[np.isfinite(mags)]
+        scale = float(np.max(mags)) if mags.size else 0.0
+        atol = rtol * scale
+    if kind in "biu":
+        out.append("%s.asarray(%s).ravel()%s.tolist() == %s" % (NP, expr, pick, py(np.asarray(sel).tolist())))
+    elif kind == "f":
+        out.append("%s.allclose(%s.asarray(%s, dtype=float).ravel()%s, %s, rtol=%r, atol=%r, equal_nan=True)"
+                   % (NP, NP, expr, pick, py([float(x) for x in np.asarray(sel, dtype=float).tolist()]), rtol, atol))
+    elif kind == "c":
+        sv = np.asarray(sel, dtype=complex)
+        out.append("%s.allclose(%s.asarray(%s, dtype=complex).ravel()%s, %s.asarray(%s) + 1j * %s.asarray(%s), rtol=%r, atol=%r, equal_nan=True)"
+                   % (NP, NP, expr, pick, NP, py([float(x) for x in sv.real.tolist()]), NP, py([float(x) for x in sv.imag.tolist()]), rtol, atol))
+    else:
+        out.append("[str(_x) for _x in %s.asarray(%s, dtype=object).ravel()%s.tolist()] == %s"
+                   % (NP, expr, pick, py([str(x) for x in np.asarray(sel, dtype=object).tolist()])))
+    if pos is not None and kind in "biufc" and mags.size:
+        total = float(np.sum(mags))
+        out.append("abs(float(%s.sum(%s.nan_to_num(%s.abs(%s.asarray(%s, dtype=%s)), nan=0.0, posinf=0.0))) - %r) <= %r"
+                   % (NP, NP, NP, NP, expr, "complex" if kind == "c" else "float", total, rtol * total + atol))
+    return out
+
+
+def scalar_value(expr, v):
+    """A value assertion about a number (int, float, complex, numpy scalar)."""
+    if isinstance(v, bool):
+        return "bool(%s) is %r" % (expr, v)
+    kind = getattr(getattr(v, "dtype", None), "kind", "")
+    if isinstance(v, int) or (kind and kind in "iub"):
+        return "int(%s) == %d" % (expr, int(v))
+    c = complex(v)
+    if c != c:
+        return "complex(%s) != complex(%s)" % (expr, expr)
+    if not math.isfinite(abs(c)):
+        return "complex(%s) == complex(%r)" % (expr, c)
+    rtol = rtol_of(getattr(v, "dtype", None))
+    return "abs(complex(%s) - complex(%r)) <= %r" % (expr, c, rtol * abs(c))
+
+
+def is_scalar(x):
+    return isinstance(x, (bool, int, float, str)) or x is None
+
+
 def assertions(expr, v, depth=0):
-    """Candidate assertion expressions about the value of expr."""
+    """Candidate assertion expressions about the value of expr: its type,
+    shape and dtype, and its values with tolerances derived from the
+    recorded value (docs/mutants.md §4)."""
     out = []
     tm = type(v).__module__.split(".")[0]
     tn = type(v).__name__
@@ -93,16 +180,14 @@ def assertions(expr, v, depth=0):
     if isinstance(v, bool):
         out.append("bool(%s) is %r" % (expr, v))
         return out
-    if tm == "numpy" and hasattr(v, "shape") and hasattr(v, "dtype"):
+    if tm == "numpy" and hasattr(v, "shape") and hasattr(v, "dtype") and hasattr(v, "ravel") and getattr(v, "ndim", 0) > 0:
         out.append("tuple(%s.shape) == %r" % (expr, tuple(int(x) for x in v.shape)))
         out.append("str(%s.dtype) == %r" % (expr, str(v.dtype)))
-        if v.dtype.kind in "biuf" and v.size <= MAX_ITEMS:
-            out.append("__import__('numpy').allclose(__import__('numpy').asarray(%s, dtype=float), __import__('numpy').asarray(%s, dtype=float).reshape(%r), rtol=1e-6, atol=1e-9, equal_nan=True)"
-                       % (expr, py([float(x) for x in v.ravel().tolist()]), tuple(int(x) for x in v.shape)))
-        elif v.dtype.kind == "c" and v.size <= MAX_ITEMS:
-            out.append("__import__('numpy').allclose(__import__('numpy').abs(%s), %s, rtol=1e-6, atol=1e-9)" % (expr, py([abs(x) for x in v.ravel().tolist()])))
-        elif v.dtype.kind in "USO" and v.size <= MAX_ITEMS:
-            out.append("[str(_x) for _x in __import__('numpy').asarray(%s).ravel().tolist()] == %s" % (expr, py([str(x) for x in v.ravel().tolist()])))
+        try:
+            import numpy as np
+            out.extend(array_values(expr, np.asarray(v)))
+        except Exception:
+            pass
         return out
     if tm == "pandas" and hasattr(v, "shape"):
         out.append("tuple(%s.shape) == %r" % (expr, tuple(int(x) for x in v.shape)))
@@ -113,32 +198,48 @@ def assertions(expr, v, depth=0):
         try:
             import numpy as np
             arr = np.asarray(v)
-            if arr.dtype.kind in "biuf" and arr.size <= MAX_ITEMS:
-                out.append("__import__('numpy').allclose(__import__('numpy').asarray(%s, dtype=float).ravel(), %s, rtol=1e-6, atol=1e-9, equal_nan=True)"
-                           % (expr, py([float(x) for x in arr.ravel().tolist()])))
-            elif arr.size <= MAX_ITEMS:
-                out.append("[str(_x) for _x in __import__('numpy').asarray(%s).ravel().tolist()] == %s" % (expr, py([str(x) for x in arr.ravel().tolist()])))
+            if arr.dtype.kind not in "biufc":
+                arr = np.asarray(v, dtype=object)
+            out.extend(array_values(expr, arr))
+            if hasattr(v, "index") and hasattr(v, "columns") or (hasattr(v, "index") and hasattr(v, "name")):
+                idx = np.asarray(v.index, dtype=object)
+                pos = positions(idx.size)
+                pick = "" if pos is None else "[%r]" % pos
+                sel = idx if pos is None else idx[pos]
+                out.append("[str(_i) for _i in %s.asarray(%s.index, dtype=object)%s.tolist()] == %s"
+                           % (NP, expr, pick, py([str(x) for x in sel.tolist()])))
         except Exception:
             pass
         return out
-    if isinstance(v, (int, float)) or (tm == "numpy" and hasattr(v, "item")):
+    if isinstance(v, (int, float, complex)) or (tm == "numpy" and hasattr(v, "item")):
         try:
             f = complex(v)
-            if math.isfinite(abs(f)):
-                out = ["isinstance(%s, (int, float, complex)) or type(%s).__module__ == 'numpy'" % (expr, expr)]
-                out.append("abs(complex(%s) - complex(%r)) <= 1e-6 * max(1.0, abs(complex(%r)))" % (expr, f, f))
+            out = ["isinstance(%s, (int, float, complex)) or type(%s).__module__ == 'numpy'" % (expr, expr)]
+            out.append(scalar_value(expr, v))
         except Exception:
-            pass
+            out.append("str(%s) == %r" % (expr, str(v)))
         return out
-    if isinstance(v, str):
-        if len(v) <= 500:
+    if isinstance(v, (str, bytes)):
+        if len(v) <= MAX_STR:
             out.append("%s == %r" % (expr, v))
         else:
+            import hashlib
+            data = v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v
+            enc = ".encode('utf-8', 'surrogatepass')" if isinstance(v, str) else ""
             out.append("len(%s) == %d" % (expr, len(v)))
+            out.append("__import__('hashlib').sha256(%s%s).hexdigest() == %r" % (expr, enc, hashlib.sha256(data).hexdigest()))
         return out
     if isinstance(v, (list, tuple)):
         out.append("len(%s) == %d" % (expr, len(v)))
-        if depth < 2:
+        if 0 < len(v) <= MAX_ITEMS and all(is_scalar(x) and not isinstance(x, float) for x in v):
+            out.append("list(%s) == %s" % (expr, py(list(v))))
+        elif 0 < len(v) <= MAX_ITEMS and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            try:
+                import numpy as np
+                out.extend(array_values(expr, np.asarray(v, dtype=float)))
+            except Exception:
+                pass
+        elif depth < 2:
             for i, item in enumerate(v[:4]):
                 out.extend(assertions("%s[%d]" % (expr, i), item, depth + 1))
         return out
@@ -149,15 +250,47 @@ def assertions(expr, v, depth=0):
             out.append("sorted(repr(_k) for _k in %s) == %s" % (expr, py(keys)))
         except Exception:
             pass
+        if depth < 2:
+            simple = sorted((k for k in v if isinstance(k, (str, int)) and not isinstance(k, bool)), key=repr)
+            for k in simple[:MAX_KEYS]:
+                out.extend(assertions("%s[%r]" % (expr, k), v[k], depth + 1))
         return out
     if isinstance(v, (set, frozenset)):
         out.append("len(%s) == %d" % (expr, len(v)))
+        if len(v) <= MAX_ITEMS and all(is_scalar(x) for x in v):
+            out.append("sorted(repr(_x) for _x in %s) == %s" % (expr, py(sorted(repr(x) for x in v))))
         return out
     if hasattr(v, "__len__") and not isinstance(v, type):
         try:
             out.append("len(%s) == %d" % (expr, len(v)))
         except Exception:
             pass
+    if depth < 2 and not isinstance(v, type) and not callable(v):
+        out.extend(attribute_assertions(expr, v, depth))
+    return out
+
+
+def attribute_assertions(expr, v, depth):
+    """Value assertions about the public data attributes of a result object
+    (scipy's result classes: statistic, pvalue, ...), at most MAX_ATTRS."""
+    out, n = [], 0
+    for name in dir(v):
+        if n >= MAX_ATTRS:
+            break
+        if name.startswith("_") or not name.isidentifier():
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                a = getattr(v, name)
+        except Exception:
+            continue
+        if callable(a) or isinstance(a, type) or type(a).__name__ == "module":
+            continue
+        tm = type(a).__module__.split(".")[0]
+        if not (isinstance(a, (int, float, complex, str, bytes, list, tuple)) or tm in ("numpy", "pandas")):
+            continue
+        out.extend(assertions("%s.%s" % (expr, name), a, depth + 1))
+        n += 1
     return out
 
 
