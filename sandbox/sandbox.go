@@ -117,8 +117,8 @@ const (
 	// OutDir holds.
 	DefaultOutFiles = 256
 	// MinMemory is the smallest Limits.Memory a run accepts: 16 MiB, room
-	// for the sandbox's start-up and a bare python3 (about 4 MiB measured on
-	// bwrap with trixie-sci) with a margin, and above Docker's 6 MB minimum.
+	// for the sandbox's start-up and a bare python3 with a margin, and above
+	// Docker's 6 MB minimum (docs/sandbox.md §5).
 	MinMemory = 16 << 20
 	// OutDir is the writable directory whose files are returned in
 	// Result.Outputs: the structured-record channel, separate from stdout.
