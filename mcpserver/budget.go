@@ -22,7 +22,7 @@ func (it packItem) body(ps []part) string {
 	sb.WriteString(it.header)
 	for _, p := range ps {
 		sb.WriteString("\n")
-		sb.WriteString(p.text)
+		sb.WriteString(p.quoted(it.name))
 		sb.WriteString("\n")
 	}
 	return sb.String()
@@ -129,17 +129,18 @@ func pack(intro string, items []packItem, budget int) packed {
 func fitParts(it packItem, room int) (shown []part, leftOut []string, cut bool) {
 	used := tokens(it.body(nil))
 	for k, pt := range it.parts {
-		t := tokens("\n" + pt.text + "\n")
+		t := tokens("\n" + pt.quoted(it.name) + "\n")
 		if used+t <= room {
 			shown = append(shown, pt)
 			used += t
 			continue
 		}
 		rest := partCodes(it.parts[k+1:])
-		note := fmt.Sprintf("\n[… %s truncated to fit the budget; get_api(api_name=%q, components=[%q]) returns it whole]", pt.code, it.name, pt.code)
-		left := room - used - tokens(note) - tokens(leftOutLine(it.name, rest)) - 4
+		note := fmt.Sprintf("[… %s truncated to fit the budget; get_api(api_name=%q, components=[%q]) returns it whole]", pt.code, it.name, pt.code)
+		frame := tokens("\n"+part{code: pt.code, note: note}.quoted(it.name)+"\n") + 2 // label, fences, note; the fence may grow
+		left := room - used - frame - tokens(leftOutLine(it.name, rest)) - 4
 		if left > 20 {
-			shown = append(shown, part{pt.code, cutText(pt.text, left*4) + note})
+			shown = append(shown, part{code: pt.code, text: cutText(pt.text, left*4), note: note})
 		} else {
 			rest = partCodes(it.parts[k:])
 		}

@@ -88,7 +88,42 @@ func parseComponentList(tool string, list []string, def bundles.Components) (bun
 // A part is one rendered component of a bundle.
 type part struct {
 	code string // "S", "E", "M", "C"
-	text string
+	text string // the bundle's text, as bundles.RenderComponents gives it
+	note string // the server's notice on it (a cut), shown after its block
+}
+
+// componentNames names the component codes in the label of a quoted part.
+var componentNames = map[string]string{"S": "signature", "E": "examples", "M": "mechanism", "C": "implementation source"}
+
+// quoted returns p as an answer shows it: a line naming the component
+// and the API it is bundle text of, the text in a block it cannot close
+// ([quoteBlock]), and p.note, if any, after the block. Everything outside
+// the block is the server's (docs/serving.md §6).
+func (p part) quoted(api string) string {
+	s := fmt.Sprintf("%s (%s) of %s, bundle text:\n%s", p.code, componentNames[p.code], oneLine(api), quoteBlock(p.text))
+	if p.note != "" {
+		s += "\n" + p.note
+	}
+	return s
+}
+
+// quoteBlock returns text inside a fenced code block (CommonMark 0.31
+// §4.5) that no line of text can close or break out of: the fence is a
+// run of backticks longer than the longest run in text, at least three,
+// and a closing fence must be at least as long as the opening one. The
+// info string "text" marks the content as data, not markup.
+func quoteBlock(text string) string {
+	n, run := 3, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", n)
+	return fence + "text\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
 }
 
 // renderParts renders the selected components of b one by one, in the
@@ -107,7 +142,7 @@ func renderParts(b *bundles.Bundle, comps bundles.Components) []part {
 				if sel.Has(bundles.CompSParam) {
 					t = withSignature(t, b)
 				}
-				out = append(out, part{x.code, t})
+				out = append(out, part{code: x.code, text: t})
 			}
 		}
 	}
@@ -260,12 +295,15 @@ const maxImportPaths = 4
 
 func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	var sb strings.Builder
+	// Every field from the bundle goes through oneLine: a name or
+	// signature with a line break could otherwise start a line that reads
+	// as the server's (docs/serving.md §6).
 	if rank > 0 {
-		fmt.Fprintf(&sb, "### %d. %s\n", rank, b.APIName)
+		fmt.Fprintf(&sb, "### %d. %s\n", rank, oneLine(b.APIName))
 	} else {
-		fmt.Fprintf(&sb, "### %s\n", b.APIName)
+		fmt.Fprintf(&sb, "### %s\n", oneLine(b.APIName))
 	}
-	ver := bundleVersion(b)
+	ver := oneLine(bundleVersion(b))
 	if ver == "" {
 		ver = "unversioned"
 	}
@@ -280,18 +318,18 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	case vc.Match == MatchFallback:
 		match = "FALLBACK: requested " + vc.Requested + " is not available"
 	}
-	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", b.Library, ver, match, novelty(b))
-	fmt.Fprintf(&sb, "handle: %s\n", handleOf(b))
+	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", oneLine(b.Library), ver, oneLine(match), oneLine(novelty(b)))
+	fmt.Fprintf(&sb, "handle: %s\n", oneLine(handleOf(b)))
 	if names := b.Names(); len(names) > 1 {
 		if imp := index.PreferredImport(names); imp != b.APIName {
-			fmt.Fprintf(&sb, "import as: %s\n", imp)
+			fmt.Fprintf(&sb, "import as: %s\n", oneLine(imp))
 		}
 		// The public paths, a few: internal ones (pandas.io.sql.DataFrame.min,
 		// numpy.lib._shape_base_impl.unstack) are not for user code, and a
 		// list of 20 spent the caller's token budget.
 		shown := distinctMethodPaths(index.PublicImports(names))
 		shown = shown[:min(len(shown), maxImportPaths)]
-		line := strings.Join(shown, ", ")
+		line := strings.Join(oneLines(shown), ", ")
 		if more := len(names) - len(shown); more > 0 {
 			line += fmt.Sprintf(" (+%d more)", more)
 		}
@@ -304,12 +342,12 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		if len(r) == 0 {
 			r = b.Provenance.Replaces
 		}
-		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(r[:min(len(r), maxImportPaths)], ", "))
+		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(oneLines(r[:min(len(r), maxImportPaths)]), ", "))
 	}
 	if in := b.PublicInstances(); len(in) > 0 {
 		// A class users reach through its one instance (scipy.stats.triang
 		// for scipy.stats.distributions.triang_gen): the name to call.
-		fmt.Fprintf(&sb, "call through the public instance: %s\n", strings.Join(in[:min(len(in), maxImportPaths)], ", "))
+		fmt.Fprintf(&sb, "call through the public instance: %s\n", strings.Join(oneLines(in[:min(len(in), maxImportPaths)]), ", "))
 	}
 	if b.Provenance != nil && len(b.Provenance.InstanceMethods) > 0 {
 		// The class's own signature (S), or an instance's (*args, **kwds),
@@ -319,18 +357,18 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 			name = in[0]
 		}
 		leaf := name[strings.LastIndexByte(name, '.')+1:]
-		fmt.Fprintf(&sb, "%s's methods (its docstring): %s\n", leaf, strings.Join(b.Provenance.InstanceMethods, "; "))
+		fmt.Fprintf(&sb, "%s's methods (its docstring): %s\n", oneLine(leaf), strings.Join(oneLines(b.Provenance.InstanceMethods), "; "))
 	}
 	if line := provenanceOf(b).line(); line != "" {
-		fmt.Fprintf(&sb, "provenance: %s\n", line)
+		fmt.Fprintf(&sb, "provenance: %s\n", oneLine(line))
 	}
 	if b.IsModified && b.OldSignature != nil && *b.OldSignature != "" {
-		fmt.Fprintf(&sb, "%s%s\n", previousSignaturePrefix, *b.OldSignature)
+		fmt.Fprintf(&sb, "%s%s\n", previousSignaturePrefix, oneLine(*b.OldSignature))
 	}
 	if ch := b.SignatureChanges(); len(ch) > 0 {
 		// What to fix in code written for the old release, without diffing
 		// the two signatures by eye.
-		fmt.Fprintf(&sb, "what changed: %s\n", strings.Join(ch, "; "))
+		fmt.Fprintf(&sb, "what changed: %s\n", strings.Join(oneLines(ch), "; "))
 	}
 	return sb.String()
 }

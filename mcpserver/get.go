@@ -130,15 +130,16 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	if name != b.APIName {
 		out.Requested = name
+		api := oneLine(b.APIName)
 		switch via {
 		case "alias":
-			notes = append(notes, fmt.Sprintf("%s is another import path of %s (the same object)", name, b.APIName))
+			notes = append(notes, fmt.Sprintf("%s is another import path of %s (the same object)", oneLine(name), api))
 		case "exact-name":
-			notes = append(notes, fmt.Sprintf("%q resolved to %s, the only novel API indexed under that name", name, b.APIName))
+			notes = append(notes, fmt.Sprintf("%q resolved to %s, the only novel API indexed under that name", name, api))
 		case "instance":
-			notes = append(notes, fmt.Sprintf("%s is a public instance of %s, the class it documents", name, b.APIName))
+			notes = append(notes, fmt.Sprintf("%s is a public instance of %s, the class it documents", oneLine(name), api))
 		default:
-			notes = append(notes, fmt.Sprintf("%q resolved to %s", name, b.APIName))
+			notes = append(notes, fmt.Sprintf("%q resolved to %s", name, api))
 		}
 	}
 	parts := renderParts(b, comps)
@@ -148,7 +149,7 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	var intro strings.Builder
 	for _, n := range notes {
-		intro.WriteString("NOTE: " + n + "\n")
+		intro.WriteString("NOTE: " + oneLine(n) + "\n")
 	}
 	item := packItem{name: b.APIName, header: itemHeader(0, b, vc), parts: parts}
 	full := out
@@ -295,7 +296,7 @@ func ambiguous(tool string, st Store, name, library string, names []string) stri
 		if b, ok := st.Bundle(n, ""); ok {
 			h = handleOf(b)
 		}
-		fmt.Fprintf(&sb, "- %s  %s\n", n, h)
+		fmt.Fprintf(&sb, "- %s  %s\n", oneLine(n), oneLine(h))
 	}
 	if len(names) > maxCandidates {
 		fmt.Fprintf(&sb, "(and %d more; give library or a longer name to narrow it)\n", len(names)-maxCandidates)
@@ -314,7 +315,7 @@ func notFound(tool string, cat *catalog, name, library string) string {
 	}
 	msg := fmt.Sprintf("%s: no novel API named %q in this index.", tool, name)
 	if near := index.NearestNames(name, cands, 5); len(near) > 0 {
-		msg += " Did you mean: " + strings.Join(near, ", ") + "?"
+		msg += " Did you mean: " + strings.Join(oneLines(near), ", ") + "?"
 	} else {
 		msg += " No similar names either; it may not be a novel API (then your own knowledge applies), or try search_apis with a description."
 	}
@@ -338,7 +339,7 @@ func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string) (*bund
 		vc.Served = bundleVersion(b)
 		return b, vc, ""
 	}
-	note := fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
-		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", "))
+	note := oneLine(fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
+		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", ")))
 	return b, versionChoice{Requested: vc.Requested, Served: bundleVersion(b), Match: MatchFallback, Available: mine}, note
 }

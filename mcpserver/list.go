@@ -68,7 +68,7 @@ func listLibraries(cat *catalog, info StoreInfo) (listOut, string) {
 			if ver == "" {
 				ver = "(unversioned)"
 			}
-			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %d | %s |\n", k, ver, dash(v.OldVersion), v.New, v.Modified, dash(v.Environment))
+			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %d | %s |\n", oneLine(k), oneLine(ver), oneLine(dash(v.OldVersion)), v.New, v.Modified, oneLine(dash(v.Environment)))
 		}
 	}
 	return out, sb.String()

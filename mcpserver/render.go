@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -20,7 +22,7 @@ func renderTool() mcp.Tool {
 		conds = append(conds, string(c))
 	}
 	return mcp.NewTool("render_condition",
-		mcp.WithDescription(`Return the exact knowledge text of one API under one of the 12 NovelAPIBench knowledge conditions, byte for byte what the benchmark puts under "# Reference Documentation:" in its prompt. For prompt builders and experiments; to learn an API, use get_api instead.`),
+		mcp.WithDescription(`Return the exact knowledge text of one API under one of the 12 NovelAPIBench knowledge conditions: structuredContent.text is byte for byte what the benchmark puts under "# Reference Documentation:" in its prompt, and the text content quotes it in a fenced block. For prompt builders and experiments; to learn an API, use get_api instead.`),
 		mcp.WithString("api_name", mcp.Required(), mcp.Description(`Fully qualified API name or handle.`)),
 		mcp.WithString("condition", mcp.Required(), mcp.Enum(conds...), mcp.Description(`One of: `+strings.Join(conds, ", ")+` (enum names such as S_E are accepted too).`)),
 		annotate("Render a knowledge condition", true, false, true, false),
@@ -70,7 +72,14 @@ func (s *Server) handleRender(ctx context.Context, req mcp.CallToolRequest) (*mc
 	}
 	text := bundles.Render(b, cond)
 	out := renderOut{APIName: b.APIName, Condition: string(cond), Version: bundleVersion(b), Text: text, Empty: text == ""}
-	// The text content is the rendering itself, nothing added, so a prompt
-	// builder can use it verbatim; the manifest is in structuredContent.
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: out}, nil
+	// structuredContent.text is the rendering itself, nothing added, for
+	// a prompt builder to use verbatim; the text content, which an agent
+	// reads, quotes it as bundle text (docs/serving.md §6).
+	head := fmt.Sprintf("render_condition: %s %s under condition %s, %d characters, verbatim in structuredContent.text.\n",
+		oneLine(b.APIName), oneLine(dash(bundleVersion(b))), cond, utf8.RuneCountInString(text))
+	content := head + "(empty: the bundle has none of this condition's components)"
+	if text != "" {
+		content = head + "Bundle text:\n" + quoteBlock(text)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(content)}, StructuredContent: out}, nil
 }

@@ -58,13 +58,13 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	b, vc, note := atVersion(st, cat, b, version)
 	var sb strings.Builder
 	if note != "" {
-		sb.WriteString("NOTE: " + note + "\n")
+		sb.WriteString("NOTE: " + oneLine(note) + "\n")
 	} else if vc.Match == MatchFallback {
-		sb.WriteString("NOTE: " + vc.Note() + "\n")
+		sb.WriteString("NOTE: " + oneLine(vc.Note()) + "\n")
 	}
 	sb.WriteString(itemHeader(0, b, vc))
 	for _, p := range renderParts(b, bundles.CompAll) {
-		sb.WriteString("\n" + p.text + "\n")
+		sb.WriteString("\n" + p.quoted(b.APIName) + "\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: sb.String()}}, nil
 }

@@ -271,7 +271,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 	}
 	intro += fmt.Sprintf(" · components %s · budget %d tokens (characters/4)\n", out.Components, r.maxTokens)
 	for _, n := range notes {
-		intro += "NOTE: " + n + "\n"
+		intro += "NOTE: " + oneLine(n) + "\n"
 	}
 
 	text, total := fitAnswer(r.maxTokens, func(textBudget int) (string, any) {
@@ -314,15 +314,15 @@ func (s *Server) noHits(cat *catalog, r searchReq, out searchOut, neighbours []s
 	}
 	sb.WriteString(".\n")
 	for _, n := range out.Notes {
-		sb.WriteString("NOTE: " + n + "\n")
+		sb.WriteString("NOTE: " + oneLine(n) + "\n")
 	}
 	if len(out.Suggestions) > 0 {
-		fmt.Fprintf(&sb, "Nearest API names: %s. Call get_api with one of them, or search again with different words.\n", strings.Join(out.Suggestions, ", "))
+		fmt.Fprintf(&sb, "Nearest API names: %s. Call get_api with one of them, or search again with different words.\n", strings.Join(oneLines(out.Suggestions), ", "))
 	} else {
 		sb.WriteString("No similar API names either. The API may not be novel (then your own knowledge applies) or its library is not indexed.\n")
 	}
 	if len(out.Neighbours) > 0 {
-		fmt.Fprintf(&sb, "Loosely related by vector similarity only (no word or name matched): %s.\n", strings.Join(out.Neighbours, ", "))
+		fmt.Fprintf(&sb, "Loosely related by vector similarity only (no word or name matched): %s.\n", strings.Join(oneLines(out.Neighbours), ", "))
 	}
 	fmt.Fprintf(&sb, "Indexed libraries: %s.\n", truncate(cat.librarySummary(), 600))
 	out.Results = []searchItem{}
@@ -380,7 +380,7 @@ func unnamedNote(name string, out searchOut) string {
 	}
 	note := fmt.Sprintf("no novel API named %q is indexed%s: it may be an API that is not novel (then your own knowledge applies) or one that was removed or renamed. The results below match its words only, not the name", name, where)
 	if len(out.Suggestions) > 0 {
-		return note + ". Nearest names: " + strings.Join(out.Suggestions, ", ") + "."
+		return note + ". Nearest names: " + strings.Join(oneLines(out.Suggestions), ", ") + "."
 	}
 	return note + "; no indexed name is close to it."
 }

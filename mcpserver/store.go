@@ -214,5 +214,5 @@ func (c *catalog) librarySummary() string {
 			parts = append(parts, k+" ("+label+")")
 		}
 	}
-	return strings.Join(parts, "; ")
+	return oneLine(strings.Join(parts, "; "))
 }

@@ -402,7 +402,8 @@ func TestListLibraries(t *testing.T) {
 	wantError(t, call(t, c, "list_libraries", map[string]any{"library": "x"}), "unknown parameter")
 }
 
-// render_condition returns exactly bundles.Render for every condition.
+// render_condition returns exactly bundles.Render for every condition, in
+// structuredContent.text, and quotes it whole in its text content.
 func TestRenderCondition_MatchesBundlesRender(t *testing.T) {
 	c := inProcess(t, newServer(t, mcpserver.Config{}))
 	bs, _, err := bundles.ReadBundles(fixtureBundles, jsonl.ReadOptions{})
@@ -416,8 +417,12 @@ func TestRenderCondition_MatchesBundlesRender(t *testing.T) {
 	for _, cond := range bundles.AllConditions() {
 		res := call(t, c, "render_condition", map[string]any{"api_name": "pandas.read_csv", "condition": string(cond)})
 		wantOK(t, res)
-		if got, want := text(res), bundles.Render(b, cond); got != want {
-			t.Errorf("%s: got %q, want %q", cond, got, want)
+		want := bundles.Render(b, cond)
+		if got := res.StructuredContent.(map[string]any)["text"]; got != want {
+			t.Errorf("%s: structuredContent.text = %q, want %q", cond, got, want)
+		}
+		if want != "" && !strings.Contains(text(res), "text\n"+want+"\n```") {
+			t.Errorf("%s: text content does not quote the rendering whole:\n%s", cond, text(res))
 		}
 	}
 	res := call(t, c, "render_condition", map[string]any{"api_name": "pandas.read_csv", "condition": "S_E"})
