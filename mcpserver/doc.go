@@ -15,7 +15,9 @@
 // search_apis and get_api add a "Signature:" line to S with the call
 // signature and its / and * markers, read from the def header in the
 // implementation source when it agrees with S_param (bundles carry no
-// parameter kinds); render_condition stays exactly bundles.Render.
+// parameter kinds); render_condition stays exactly bundles.Render (in its
+// structuredContent). Every answer quotes bundle text in fenced blocks it
+// cannot close, so that it never reads as the server's (docs/serving.md §6).
 //   - list_libraries: libraries, versions and counts of new and
 //     signature-changed APIs.
 //   - render_condition: the exact text of one of the 12 knowledge
