@@ -90,7 +90,7 @@ def run_completion(task, completion):
 
 
 def normalise_test(test):
-    """The test as the evaluation runs it (protocol §4.1 _ensure_test_called,
+    """The test as the evaluation runs it (docs/protocol.md §4.1 _ensure_test_called,
     as runner.py does): a top-level try/except around assertions gets an
     else branch raising AssertionError, and test_execution() is called when
     defined but never called."""
