@@ -39,10 +39,8 @@ type DiscoverConfig struct {
 }
 
 // DiffRules versions the rules of [Diff] whose output a saved candidates
-// file depends on, so that pipelines rediscover when they change: 2 added
-// Extra.Replaces (deprecated old names linked to their novel replacements),
-// 3 stopped reading "use Series/DataFrame.bfill" as a replacement named
-// Series.
+// file depends on: candidates stamped with another version are discovered
+// again (docs/changelog.md has each version's change).
 const DiffRules = 3
 
 // DiffOptions tunes [Diff].

@@ -101,24 +101,8 @@ const (
 )
 
 // ExtractRules versions the rules of [Extract] whose output a saved
-// bundles file depends on, so that pipelines extract again when they
-// change: 2 recorded Provenance.Instances and took templated class
-// docstrings (scipy.stats' *_gen classes) from their instance; 3 takes only
-// the examples from the instance, and M and S from the class's own
-// docstring without its %(name)s templates (the instance's adds the same
-// boilerplate to every distribution); 4 drops the example statements that
-// use a name only a dropped (plotting, skipped) statement bound, which
-// failed with a NameError, and no longer repeats the import prelude's lines
-// an example has itself (405 of 623 examples had "import numpy as np"
-// twice); 5 keeps each statement's expected doctest output as comment lines
-// under it ("# -> (array([...]), ...)", at most 6 lines), so an example
-// shows what its calls return; 6 keeps statements that bind a name before
-// using it (`[len(t) for t in knots]` after a dropped plotting loop over
-// t) and does not count names an earlier kept statement bound as gone
-// when a dropped one rebinds them (2 bundles); 7 records the call forms an
-// instance's docstring lists (Provenance.InstanceMethods); 8 also for an
-// API that is itself such an instance (scipy.stats.irwinhall). 1 is every
-// earlier extraction.
+// bundles file depends on: bundles stamped with another version are
+// extracted again (docs/changelog.md has each version's change).
 const ExtractRules = 8
 
 // extractResult is one line of py/extract.py's output.

@@ -5,10 +5,10 @@ import (
 )
 
 // RankingVersion names the ranking rules of this code (field boosts,
-// fusion weights, RRF k, name rules, the ranker's features and weights). It changes whenever a rule
-// changes, so that saved retrieval figures of older rules are recomputed
-// rather than reused (pipeline.Up).
-const RankingVersion = "2026-11-30.19" // an instance's bare leaf names its class only as the whole query
+// fusion weights, RRF k, name rules, the ranker's features and weights). It
+// changes whenever a rule changes, so that retrieval figures saved under
+// older rules are recomputed rather than reused (docs/changelog.md).
+const RankingVersion = "2026-11-30.19"
 
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall

@@ -8,12 +8,10 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -26,7 +24,7 @@ import (
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/atomicfile"
-	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/internal/stamp"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -120,14 +118,41 @@ type Summary struct {
 	Seconds   float64                    `json:"seconds"`
 }
 
-// Up runs every stage whose output is missing and returns the figures.
-// It stops at the first failing stage with an error naming it; what the
-// earlier stages wrote stays and is reused by the next run.
+// Up runs every stage whose output is missing or stale and returns the
+// figures. It stops at the first failing stage with an error naming it; what
+// the earlier stages wrote stays and is reused by the next run. Each stage
+// decides reuse by the stamp beside its output (package internal/stamp).
 func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	start := time.Now()
 	if cfg.Home == "" || cfg.Runner == nil {
 		return nil, errors.New("pipeline: Home and Runner are required")
 	}
+	cfg = cfg.withDefaults()
+	r := &run{cfg: cfg, log: cfg.Log, p: PathsFor(cfg.WorkDir)}
+	r.sum = &Summary{Paths: r.p, Envs: map[string]string{}, Libraries: map[string]*LibrarySummary{}, Stages: map[string]string{}}
+	for _, lib := range cfg.Libraries {
+		r.sum.Libraries[lib] = &LibrarySummary{}
+	}
+	for _, stage := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"environment", r.environments},
+		{"discover/extract", r.libraries},
+		{"tasks", r.buildPool},
+		{"index", r.index},
+		{"retrieval", r.retrieval},
+	} {
+		if err := stage.run(ctx); err != nil {
+			return r.sum, fmt.Errorf("stage %s: %w", stage.name, err)
+		}
+	}
+	r.sum.Seconds = time.Since(start).Seconds()
+	return r.sum, atomicfile.WriteJSON(r.p.Summary, r.sum)
+}
+
+// withDefaults returns cfg with every zero field that has a default set.
+func (cfg Config) withDefaults() Config {
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = cfg.Home
 	}
@@ -140,226 +165,173 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.NewSuite == "" {
 		cfg.NewSuite = "trixie"
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.Default()
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
-	p := PathsFor(cfg.WorkDir)
-	for _, d := range []string{p.Candidates, filepath.Dir(p.Tasks)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	sum := &Summary{Paths: p, Envs: map[string]string{}, Libraries: map[string]*LibrarySummary{}, Stages: map[string]string{}}
-	for _, lib := range cfg.Libraries {
-		sum.Libraries[lib] = &LibrarySummary{}
-	}
+	return cfg
+}
 
-	// Environments.
-	store := debenv.OpenStore(cfg.Home)
+// run is the state of one [Up]: what each stage passes to the next.
+type run struct {
+	cfg            Config
+	log            *slog.Logger
+	p              Paths
+	sum            *Summary
+	store          *debenv.Store
+	oldEnv, newEnv *sandbox.Environment
+	bundles        []bundles.Bundle
+	pool           []*pool.Task
+}
+
+// environments builds (or reuses) the old and new suites' environments.
+func (r *run) environments(ctx context.Context) error {
+	r.store = debenv.OpenStore(r.cfg.Home)
 	envs := map[string]*sandbox.Environment{}
-	for _, suite := range []string{cfg.OldSuite, cfg.NewSuite} {
-		name := suite + "-" + envSuffix(cfg.Libraries)
-		log.Info("stage: environment", "suite", suite, "name", name)
-		env, err := store.Build(ctx, debenv.BuildConfig{Name: name, Suite: suite, Libraries: cfg.Libraries, Progress: cfg.Progress, Log: log})
+	for _, suite := range []string{r.cfg.OldSuite, r.cfg.NewSuite} {
+		name := suite + "-" + envSuffix(r.cfg.Libraries)
+		r.log.Info("stage: environment", "suite", suite, "name", name)
+		env, err := r.store.Build(ctx, debenv.BuildConfig{Name: name, Suite: suite, Libraries: r.cfg.Libraries, Progress: r.cfg.Progress, Log: r.log})
 		if err != nil {
-			return sum, fmt.Errorf("stage environment %s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		envs[suite] = env
-		sum.Envs[suite] = name
+		r.sum.Envs[suite] = name
 	}
-	oldEnv, newEnv := envs[cfg.OldSuite], envs[cfg.NewSuite]
+	r.oldEnv, r.newEnv = envs[r.cfg.OldSuite], envs[r.cfg.NewSuite]
+	return nil
+}
 
-	// Stage 1 and 2 per library.
-	var all []bundles.Bundle
-	for _, lib := range cfg.Libraries {
-		ls := sum.Libraries[lib]
-		ls.OldVersion, ls.NewVersion = oldEnv.Manifest.Versions[lib], newEnv.Manifest.Versions[lib]
-		candPath := filepath.Join(p.Candidates, lib+".jsonl")
-		bundlePath := filepath.Join(cfg.WorkDir, "bundles", lib+".jsonl")
-		dopts := stageOptions{Rules: bundles.DiffRules, ExtractRules: bundles.ExtractRules, NewIfMovedFrom: prefixesOf(lib, cfg.NewIfMovedFrom)}
-		readPath := candPath
-		// Extraction appends to the bundles file, so when the candidates
-		// or the extraction rules change, the bundles go.
-		removeBundles := func() error {
-			for _, f := range []string{bundlePath, bundlePath + ".dropped.jsonl"} {
-				if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
-			return nil
-		}
-		rediscover, reextract := dopts.differences(candPath)
-		if rediscover != "" {
-			log.Info("discovering again", "library", lib, "why", rediscover)
-			readPath = ""
-			if err := removeBundles(); err != nil {
-				return sum, err
-			}
-		} else if reextract != "" {
-			log.Info("extracting again", "library", lib, "why", reextract)
-			if err := removeBundles(); err != nil {
-				return sum, err
-			}
-			if err := dopts.write(candPath); err != nil {
-				return sum, err
-			}
-		}
-		cands, err := readOr(readPath, func() ([]bundles.Candidate, error) {
-			log.Info("stage: discover", "library", lib)
-			cs, ds, err := bundles.Discover(ctx, cfg.Runner, bundles.DiscoverConfig{Library: lib, OldEnv: oldEnv, NewEnv: newEnv, Logger: log,
-				Diff: bundles.DiffOptions{NewIfMovedFrom: dopts.NewIfMovedFrom}})
-			if err != nil {
-				return nil, err
-			}
-			log.Info("discovered", "library", lib, "new", ds.New, "modified", ds.Modified, "seen", ds.Seen)
-			if err := bundles.WriteCandidates(candPath, cs); err != nil {
-				return nil, err
-			}
-			return cs, dopts.write(candPath)
-		}, func(path string) ([]bundles.Candidate, error) {
-			cs, _, err := bundles.ReadCandidates(path, jsonl.ReadOptions{})
-			return cs, err
-		}, sum.Stages, "discover "+lib)
+// libraries runs Stages 1 and 2 per library and writes all bundles to one
+// file (rewritten only when its records change).
+func (r *run) libraries(ctx context.Context) error {
+	for _, lib := range r.cfg.Libraries {
+		ls := r.sum.Libraries[lib]
+		ls.OldVersion, ls.NewVersion = r.oldEnv.Manifest.Versions[lib], r.newEnv.Manifest.Versions[lib]
+		res, err := bundles.BuildLibrary(ctx, r.cfg.Runner, bundles.LibraryConfig{
+			Discover: bundles.DiscoverConfig{Library: lib, OldEnv: r.oldEnv, NewEnv: r.newEnv, Logger: r.log,
+				Diff: bundles.DiffOptions{NewIfMovedFrom: prefixesOf(lib, r.cfg.NewIfMovedFrom)}},
+			Candidates: filepath.Join(r.p.Candidates, lib+".jsonl"),
+			Bundles:    filepath.Join(r.cfg.WorkDir, "bundles", lib+".jsonl"),
+			Workers:    r.cfg.Workers, Progress: r.cfg.Progress,
+		})
 		if err != nil {
-			return sum, fmt.Errorf("stage discover %s: %w", lib, err)
+			return err
 		}
-		for _, c := range cands {
+		mark(r.sum.Stages, "discover "+lib, res.Discovered != "")
+		mark(r.sum.Stages, "extract "+lib, res.Extract.Attempted > 0)
+		for _, c := range res.Candidates {
 			if c.IsModified {
 				ls.Modified++
 			} else {
 				ls.New++
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(bundlePath), 0o755); err != nil {
-			return sum, err
-		}
-		log.Info("stage: extract", "library", lib, "candidates", len(cands))
-		_, es, err := bundles.Extract(ctx, cfg.Runner, bundles.ExtractConfig{Env: newEnv, Candidates: cands, Out: bundlePath, Workers: cfg.Workers, Progress: cfg.Progress, Logger: log})
-		if err != nil {
-			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
-		}
-		mark(sum.Stages, "extract "+lib, es.Attempted > 0)
-		bs, _, err := bundles.ReadBundles(bundlePath, jsonl.ReadOptions{})
-		if err != nil {
-			return sum, fmt.Errorf("stage extract %s: %w", lib, err)
-		}
-		ls.Bundles = len(bs)
-		for i := range bs {
-			if hasExecuted(&bs[i]) {
+		ls.Bundles = len(res.Bundles)
+		for i := range res.Bundles {
+			if hasExecuted(&res.Bundles[i]) {
 				ls.Executed++
 			}
 		}
-		all = append(all, bs...)
+		r.bundles = append(r.bundles, res.Bundles...)
 	}
-	if err := writeIfChanged(p.Bundles, all); err != nil {
-		return sum, err
-	}
+	return writeIfChanged(r.p.Bundles, r.bundles)
+}
 
-	// Stages 3 and 4.
-	var tasks []*pool.Task
-	if !cfg.SkipTasks {
-		var err error
-		// The old environment decides exercises_change (construct.BuildConfig.OldEnv):
-		// on numpy it added 32 s to a 13 s build (78 modified-API tasks).
-		bcfg := construct.BuildConfig{Bundles: all, Env: newEnv, OldEnv: oldEnv, Runner: cfg.Runner, Medium: true, Workers: cfg.Workers, Progress: cfg.Progress, Log: log,
-			CheckPath: evalharness.CheckPath(p.Tasks)}
-		opts := bcfg.PoolOptions()
-		tasksPath := p.Tasks
-		why := construct.OptionsDiffer(p.Tasks, opts)
-		if why == "" && !Fresh(p.Tasks, p.Bundles) {
-			why = "the bundles changed"
-		}
-		if why != "" {
-			if _, err := os.Stat(p.Tasks); err == nil {
-				log.Info("rebuilding tasks", "file", p.Tasks, "why", why)
-			}
-			tasksPath = "" // readOr builds
-		}
-		tasks, err = readOr(tasksPath, func() ([]*pool.Task, error) {
-			log.Info("stage: tasks build", "bundles", len(all))
-			ts, bsum, err := construct.BuildTasks(ctx, bcfg)
-			if err != nil {
-				return nil, err
-			}
-			log.Info("tasks built", "tasks", bsum.Tasks, "by_difficulty", bsum.ByDifficulty, "modified", bsum.ModifiedTasks,
-				"exercising", bsum.ExercisingTasks, "static_exercising", bsum.StaticExercising, "old_env_check", bsum.OldEnvCheck)
-			if err := pool.WriteTasks(p.Tasks, ts); err != nil {
-				return nil, err
-			}
-			return ts, construct.WriteOptions(p.Tasks, opts)
-		}, func(path string) ([]*pool.Task, error) {
-			return pool.LoadTasks(path, pool.LoadOptions{})
-		}, sum.Stages, "tasks")
+// buildPool runs Stages 3 and 4 (tasks, call records, C1) unless skipped.
+func (r *run) buildPool(ctx context.Context) error {
+	if r.cfg.SkipTasks {
+		return nil
+	}
+	pcfg := construct.PoolConfig{Out: r.p.Tasks, BundlesPath: r.p.Bundles, Log: r.log,
+		// The old environment decides exercises_change (construct.BuildConfig.OldEnv).
+		Build: construct.BuildConfig{Bundles: r.bundles, Env: r.newEnv, OldEnv: r.oldEnv, Runner: r.cfg.Runner, Medium: true,
+			Workers: r.cfg.Workers, Progress: r.cfg.Progress, Log: r.log, CheckPath: evalharness.CheckPath(r.p.Tasks)}}
+	if !r.cfg.SkipC1 {
+		h, err := evalharness.New(evalharness.Config{Runner: r.cfg.Runner, Store: r.store, Log: r.log})
 		if err != nil {
-			return sum, fmt.Errorf("stage tasks: %w", err)
+			return err
 		}
-		for _, t := range tasks {
-			if ls, ok := sum.Libraries[t.Library]; ok {
-				ls.Tasks++
-			}
+		pcfg.C1 = &construct.C1Config{Harness: h, Workers: r.cfg.Workers, Progress: r.cfg.Progress, Log: r.log, TestCheck: true}
+	}
+	res, err := construct.BuildPool(ctx, pcfg)
+	if err != nil {
+		return err
+	}
+	mark(r.sum.Stages, "tasks", res.Why != "")
+	if !res.Build.Reused {
+		b := res.Build
+		r.log.Info("tasks built", "tasks", b.Tasks, "by_difficulty", b.ByDifficulty, "modified", b.ModifiedTasks,
+			"exercising", b.ExercisingTasks, "static_exercising", b.StaticExercising, "old_env_check", b.OldEnvCheck)
+	}
+	r.pool = res.Tasks
+	for _, t := range r.pool {
+		if ls, ok := r.sum.Libraries[t.Library]; ok {
+			ls.Tasks++
 		}
 	}
-	if !cfg.SkipTasks && !cfg.SkipC1 {
-		h, err := evalharness.New(evalharness.Config{Runner: cfg.Runner, Store: store, Log: log})
-		if err != nil {
-			return sum, err
-		}
-		log.Info("stage: call records + C1", "tasks", len(tasks))
-		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{Harness: h, Dir: filepath.Dir(p.Tasks), Workers: cfg.Workers, Progress: cfg.Progress, Log: log, TestCheck: true})
-		if err != nil {
-			return sum, fmt.Errorf("stage C1: %w", err)
-		}
-		for lib, n := range c1.ByLibrary {
-			if ls, ok := sum.Libraries[lib]; ok {
+	if res.C1 != nil {
+		for lib, n := range res.C1.ByLibrary {
+			if ls, ok := r.sum.Libraries[lib]; ok {
 				ls.C1Passed = n
 			}
 		}
 	}
+	return nil
+}
 
-	// Index.
-	// CURRENT names the live generation; an index built with an older
-	// default embedder or older unit rules is rebuilt.
-	if current, _ := index.BuiltCurrent(p.Index); current && Fresh(filepath.Join(p.Index, "CURRENT"), p.Bundles) {
-		mark(sum.Stages, "index", false)
-	} else {
-		log.Info("stage: index build", "bundles", len(all))
-		if _, err := index.Build(ctx, p.Index, all, index.BuildConfig{Progress: cfg.Progress, Logger: log}); err != nil {
-			return sum, fmt.Errorf("stage index: %w", err)
-		}
-		mark(sum.Stages, "index", true)
+// index builds the index from all bundles unless it is current.
+func (r *run) index(ctx context.Context) error {
+	why, err := index.Update(ctx, r.p.Index, r.p.Bundles, r.bundles, index.BuildConfig{Progress: r.cfg.Progress, Logger: r.log})
+	if why != "" {
+		r.log.Info("stage: index build", "bundles", len(r.bundles), "why", why)
 	}
+	mark(r.sum.Stages, "index", why != "")
+	return err
+}
 
-	// Retrieval evaluation over the tasks' queries (description + context, docs/protocol.md §6).
+// retrieval evaluates retrieval over the tasks' queries (description +
+// context, docs/protocol.md §6): hybrid and the paper baseline under the
+// four conditions of its shared-hit statistic, each over the task's domain.
+func (r *run) retrieval(ctx context.Context) error {
+	if len(r.pool) == 0 {
+		return nil
+	}
+	gen, err := index.Generation(r.p.Index)
+	if err != nil {
+		return err
+	}
+	want, err := stamp.New("retrieval", index.RankingVersion, nil)
+	if err != nil {
+		return err
+	}
+	if want, err = want.WithInput("index", gen).WithFile("tasks", r.p.Tasks); err != nil {
+		return err
+	}
 	var saved index.EvalReport
-	if len(tasks) > 0 && Fresh(p.Retrieval, filepath.Join(p.Index, "CURRENT")) && Fresh(p.Retrieval, p.Tasks) &&
-		readJSONFile(p.Retrieval, &saved) == nil && saved.Ranking == index.RankingVersion && hasSharedRow(saved) {
-		mark(sum.Stages, "retrieval", false)
-		sum.Retrieval = overallRows(saved)
-	} else if len(tasks) > 0 {
-		mark(sum.Stages, "retrieval", true)
-		ix, err := index.Open(p.Index, index.OpenOptions{})
-		if err != nil {
-			return sum, fmt.Errorf("stage retrieval: %w", err)
-		}
-		var qs []index.EvalQuery
-		for _, t := range tasks {
-			qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library, Domain: t.Domain})
-		}
-		// The paper baseline under the four conditions of its shared-hit
-		// statistic, each over the task's domain as in the protocol (docs/protocol.md §6).
-		rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: index.SharedHitConditions})
-		ix.Close()
-		if err != nil {
-			return sum, fmt.Errorf("stage retrieval: %w", err)
-		}
-		sum.Retrieval = overallRows(*rep)
-		if err := atomicfile.WriteJSON(p.Retrieval, rep); err != nil {
-			return sum, err
-		}
+	if stamp.Stale(r.p.Retrieval, want) == "" && readJSONFile(r.p.Retrieval, &saved) == nil {
+		mark(r.sum.Stages, "retrieval", false)
+		r.sum.Retrieval = overallRows(saved)
+		return nil
 	}
-	sum.Seconds = time.Since(start).Seconds()
-	return sum, atomicfile.WriteJSON(p.Summary, sum)
+	mark(r.sum.Stages, "retrieval", true)
+	ix, err := index.Open(r.p.Index, index.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	var qs []index.EvalQuery
+	for _, t := range r.pool {
+		qs = append(qs, index.EvalQuery{TaskID: t.TaskID, Query: t.Description + "\n" + t.ContextCode, APIName: t.APIName, Library: t.Library, Domain: t.Domain})
+	}
+	rep, err := index.Evaluate(ctx, ix, qs, index.EvalConfig{Conditions: index.SharedHitConditions})
+	ix.Close()
+	if err != nil {
+		return err
+	}
+	r.sum.Retrieval = overallRows(*rep)
+	if err := atomicfile.WriteJSON(r.p.Retrieval, rep); err != nil {
+		return err
+	}
+	return stamp.Write(r.p.Retrieval, want)
 }
 
 func envSuffix(libs []string) string {
@@ -393,66 +365,6 @@ func mark(stages map[string]string, name string, built bool) {
 	}
 }
 
-// stageOptions are the Stage 1 and 2 options and rules recorded beside a
-// library's candidates (LIB.jsonl.options.json), so that a rerun with other
-// options or discovery rules discovers again, and one with other
-// extraction rules extracts again, instead of reusing them. A candidates
-// file without one predates the record (rules 0).
-type stageOptions struct {
-	Rules          int      `json:"rules"`                   // bundles.DiffRules of the discovery; 0 before it was recorded
-	ExtractRules   int      `json:"extract_rules,omitempty"` // bundles.ExtractRules of the bundles; 0 before it was recorded
-	NewIfMovedFrom []string `json:"new_if_moved_from,omitempty"`
-}
-
-func stageOptionsPath(cands string) string { return cands + ".options.json" }
-
-// recorded reads the options recorded beside the candidates at cands. ok
-// is false when there are no candidates; why is set when the record cannot
-// be read (it then counts as differing).
-func recorded(cands string) (got stageOptions, ok bool, why string) {
-	if _, err := os.Stat(cands); err != nil {
-		return got, false, ""
-	}
-	data, err := os.ReadFile(stageOptionsPath(cands))
-	switch {
-	case os.IsNotExist(err):
-	case err != nil:
-		return got, true, err.Error()
-	default:
-		if err := json.Unmarshal(data, &got); err != nil {
-			return got, true, fmt.Sprintf("%s: %v", stageOptionsPath(cands), err)
-		}
-	}
-	return got, true, ""
-}
-
-// differences says why the candidates at cands were discovered (discover)
-// and why their bundles were extracted (extract) with other options or
-// rules than o; each is "" when they were not, and both are "" when there
-// are no candidates. An unreadable record counts as differing in both.
-func (o stageOptions) differences(cands string) (discover, extract string) {
-	got, ok, why := recorded(cands)
-	switch {
-	case !ok:
-		return "", ""
-	case why != "":
-		return why, why
-	case got.Rules != o.Rules:
-		discover = fmt.Sprintf("discovery rules %d → %d", got.Rules, o.Rules)
-	case !slices.Equal(got.NewIfMovedFrom, o.NewIfMovedFrom):
-		discover = fmt.Sprintf("new_if_moved_from %v → %v", got.NewIfMovedFrom, o.NewIfMovedFrom)
-	}
-	if got.ExtractRules != o.ExtractRules {
-		extract = fmt.Sprintf("extraction rules %d → %d", got.ExtractRules, o.ExtractRules)
-	}
-	return discover, extract
-}
-
-// write records o beside the candidates at cands.
-func (o stageOptions) write(cands string) error {
-	return atomicfile.WriteJSON(stageOptionsPath(cands), o)
-}
-
 // prefixesOf returns the namespaces of prefixes that lie in library lib
 // (its name or below it), sorted.
 func prefixesOf(lib string, prefixes []string) []string {
@@ -465,36 +377,6 @@ func prefixesOf(lib string, prefixes []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// readOr reads path with read when it exists, else runs make (which
-// writes it).
-func readOr[T any](path string, make func() (T, error), read func(string) (T, error), stages map[string]string, name string) (T, error) {
-	if _, err := os.Stat(path); err == nil {
-		mark(stages, name, false)
-		return read(path)
-	}
-	mark(stages, name, true)
-	return make()
-}
-
-// Fresh reports whether out exists and is at least as new as in: the
-// rule by which every stage (here and in `novelapi tasks build`) reuses
-// its output.
-func Fresh(out, in string) bool {
-	o, err := os.Stat(out)
-	if err != nil {
-		return false
-	}
-	i, err := os.Stat(in)
-	return err == nil && !o.ModTime().Before(i.ModTime())
-}
-
-// hasSharedRow reports whether rep has the paper's shared-hit row, which
-// retrieval reports saved before it was computed lack.
-func hasSharedRow(rep index.EvalReport) bool {
-	_, ok := rep.Row(index.Paper, index.PaperShared, "")
-	return ok
 }
 
 // overallRows returns the all-library rows of rep, best hit@5 first.

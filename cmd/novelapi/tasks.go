@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,8 +12,6 @@ import (
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
-	"github.com/novelapi/novelapi/pipeline"
-	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -61,8 +57,9 @@ one that fails only because a module or name is missing in the old release (old_
 "fails_elsewhere", e.g. numpy.strings in numpy 1.24) keeps the static rule.
 It is off by default: most examples (docstrings) call a modified API the old way.
 
-The options are recorded in OUT.options.json; a rerun reuses --out only when it is newer than
---bundles and was built with the same options, and says on stderr why it rebuilds.
+A stamp beside --out (OUT.stamp.json) records the task rules, the options and the digest of
+--bundles; a rerun reuses --out only when all three are the same, and says on stderr why it
+rebuilds.
 
 Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
 runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
@@ -91,7 +88,7 @@ references, are recorded in mutant_check.jsonl beside --out, where 'eval run' re
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
 	f.BoolVar(&cfg.keepWeak, "keep-weak", false, "keep tasks whose test accepts a mutant of the reference (they stay flagged in mutant_check.jsonl)")
 	f.BoolVar(&cfg.noTestCheck, "no-test-check", false, "skip the mutant check of the built tests (docs/mutants.md)")
-	f.BoolVar(&cfg.rebuild, "rebuild", false, "build the tasks again even if --out is newer than --bundles")
+	f.BoolVar(&cfg.rebuild, "rebuild", false, "build the tasks again even if the stamp beside --out allows reusing them")
 	f.BoolVar(&cfg.skipBad, "skip-bad", false, "skip malformed bundle lines instead of failing")
 	f.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
 	f.StringVar(&cfg.generator, "generator", "offline", "task generator: offline (from executed examples) or llm (the protocol's LLM generation; needs --endpoint and --model)")
@@ -119,70 +116,52 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		return err
 	}
 	progress := progressWriter(g)
-	var (
-		tasks []*pool.Task
-		bsum  construct.BuildSummary
-	)
 	var oldEnv *sandbox.Environment
 	if cfg.oldEnv != "" {
 		if oldEnv, err = store.Get(cfg.oldEnv); err != nil {
 			return err
 		}
 	}
-	opts := poolOptions(cfg)
-	why := "--rebuild"
-	if !cfg.rebuild {
-		why = "the bundles are newer"
-		if pipeline.Fresh(cfg.out, cfg.bundles) {
-			why = construct.OptionsDiffer(cfg.out, opts)
-		}
+	pcfg := construct.PoolConfig{
+		Out: cfg.out, BundlesPath: cfg.bundles, Rebuild: cfg.rebuild, Log: g.log,
+		Build: construct.BuildConfig{
+			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, OldEnv: oldEnv,
+			Workers: cfg.workers, Progress: progress, Log: g.log,
+			SkipMutantCheck: cfg.noTestCheck, KeepWeak: cfg.keepWeak, CheckPath: evalharness.CheckPath(cfg.out),
+		},
 	}
-	if why == "" {
-		// A rerun resumes: the tasks stay, call records and C1 verdicts
-		// already written are reused below.
-		if tasks, err = pool.LoadTasks(cfg.out, pool.LoadOptions{}); err != nil {
+	switch cfg.generator {
+	case "", "offline":
+	case "llm":
+		client, err := cfg.ep.client()
+		if err != nil {
 			return err
 		}
-		g.log.Info("reusing tasks (newer than the bundles; --rebuild builds them again)", "tasks", len(tasks), "file", cfg.out)
-		bsum = construct.BuildSummary{APIs: len(bs), Tasks: len(tasks), Reused: true}
-	} else {
-		if _, err := os.Stat(cfg.out); err == nil {
-			g.log.Info("rebuilding tasks", "file", cfg.out, "why", why)
+		if cfg.ep.model == "" {
+			return usagef("tasks build --generator llm needs --model NAME")
 		}
-		if tasks, bsum, err = buildPool(ctx, g, cfg, bs, env, oldEnv, runner, progress); err != nil {
-			return err
-		}
-		if dir := filepath.Dir(cfg.out); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		if err := pool.WriteTasks(cfg.out, tasks); err != nil {
-			return err
-		}
-		if err := construct.WriteOptions(cfg.out, opts); err != nil {
-			return err
-		}
+		pcfg.LLM = &construct.LLMConfig{Bundles: bs, Env: env, Runner: runner, Client: client, Workers: cfg.workers, Progress: progress, Log: g.log}
+		pcfg.Model = cfg.ep.model
+	default:
+		return usagef("tasks build: unknown --generator %q: want offline or llm", cfg.generator)
 	}
-	out := struct {
-		Tasks string                 `json:"tasks"`
-		Build construct.BuildSummary `json:"build"`
-		C1    *construct.C1Summary   `json:"c1,omitempty"`
-	}{Tasks: cfg.out, Build: bsum}
 	if !cfg.noC1 {
 		h, err := evalharness.New(evalharness.Config{Runner: runner, Store: store, Log: g.log})
 		if err != nil {
 			return err
 		}
-		c1, err := construct.RecordAndFilterC1(ctx, tasks, construct.C1Config{
-			Harness: h, Dir: filepath.Dir(cfg.out), Workers: cfg.workers, Progress: progress, Log: g.log,
-			TestCheck: !cfg.noTestCheck,
-		})
-		if err != nil {
-			return err
-		}
-		out.C1 = &c1
+		pcfg.C1 = &construct.C1Config{Harness: h, Workers: cfg.workers, Progress: progress, Log: g.log, TestCheck: !cfg.noTestCheck}
 	}
+	res, err := construct.BuildPool(ctx, pcfg)
+	if err != nil {
+		return err
+	}
+	bsum := res.Build
+	out := struct {
+		Tasks string                 `json:"tasks"`
+		Build construct.BuildSummary `json:"build"`
+		C1    *construct.C1Summary   `json:"c1,omitempty"`
+	}{Tasks: cfg.out, Build: bsum, C1: res.C1}
 	if cfg.json {
 		return writeJSON(g.stdout, out)
 	}
@@ -224,26 +203,6 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	}
 	fmt.Fprintf(g.stdout, "tasks written to %s\n", cfg.out)
 	return nil
-}
-
-// poolOptions returns the options recorded beside the pool (see
-// construct.PoolOptions), defaults filled in.
-func poolOptions(cfg tasksBuildConfig) construct.PoolOptions {
-	o := construct.PoolOptions{Generator: cfg.generator, Env: cfg.env, OldEnv: cfg.oldEnv, MaxExamples: cfg.maxExamples,
-		Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, Rule: construct.ExerciseRule}
-	if o.Generator == "" || o.Generator == "offline" {
-		o.Tests = construct.TestsOption(cfg.noTestCheck, cfg.keepWeak)
-	}
-	if o.Generator == "" {
-		o.Generator = "offline"
-	}
-	if o.MaxExamples <= 0 {
-		o.MaxExamples = construct.DefaultMaxExamples
-	}
-	if o.Generator == "llm" {
-		o.Model = cfg.ep.model
-	}
-	return o
 }
 
 // countList formats counts as "a 3, b 5", keys sorted.

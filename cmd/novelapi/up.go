@@ -36,7 +36,7 @@ func newUpCmd(g *globals) *cobra.Command {
 		Long: `Takes a fresh machine to the main job: builds the Debian environments (bookworm: old releases,
 trixie: new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds tasks and runs
 the C1 filter (Stages 3–4), builds the index, evaluates retrieval, prints the figures and starts the
-MCP server (stdio, or streamable HTTP with --http). Every stage is skipped when its output exists, so
+MCP server (stdio, or streamable HTTP with --http). Every stage is skipped when its output is current (the stamp beside it), so
 a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,138 @@
+package construct
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/novelapi/novelapi/internal/stamp"
+	"github.com/novelapi/novelapi/pool"
+)
+
+// A PoolConfig configures [BuildPool]. BuildPool never modifies it.
+type PoolConfig struct {
+	// Out is the tasks.jsonl to write; expected_calls.jsonl, filters/ and
+	// instances/ go beside it. Required.
+	Out string
+	// BundlesPath is the bundles file Build.Bundles (or LLM.Bundles) were
+	// read from; its digest is recorded in the pool's stamp, so that a
+	// pool built from other bundles is rebuilt. Required.
+	BundlesPath string
+	// Build configures the offline generator (Stage 3 from executed
+	// examples). It is used when LLM is nil.
+	Build BuildConfig
+	// LLM, when set, selects the LLM generator instead, with Model the
+	// generating model's name as recorded in the stamp.
+	LLM   *LLMConfig
+	Model string
+	// Rebuild builds the pool even when its stamp allows reuse.
+	Rebuild bool
+	// C1, when set, records the reference call records and runs the C1
+	// filter (Stage 4) beside Out; nil skips both. Its Dir is set to Out's
+	// directory.
+	C1 *C1Config
+	// Log receives why a pool is rebuilt; nil means slog.Default().
+	Log *slog.Logger
+}
+
+// A PoolResult is what [BuildPool] did.
+type PoolResult struct {
+	Tasks []*pool.Task
+	Build BuildSummary // Reused set when the pool was reused
+	// Why says why the pool was built ("" when it was reused).
+	Why string
+	C1  *C1Summary // nil when C1 was skipped
+}
+
+// TaskRules versions the rules by which tasks are built from bundles
+// (context, masked region, assertions, the exercise rule of
+// [Change.Exercised] and the old-environment classification): a pool
+// stamped with other rules is rebuilt.
+const TaskRules = 3
+
+// Options returns the options a pool built by cfg is stamped with.
+func (cfg PoolConfig) Options() PoolOptions {
+	if cfg.LLM == nil {
+		return cfg.Build.PoolOptions()
+	}
+	o := PoolOptions{Generator: "llm", Model: cfg.Model}
+	if cfg.LLM.Env != nil {
+		o.Env = cfg.LLM.Env.Name
+	}
+	return o
+}
+
+// Stamp returns the stamp a pool built by cfg carries: stage "tasks",
+// [TaskRules], [PoolConfig.Options] and the digest of BundlesPath.
+func (cfg PoolConfig) Stamp() (stamp.Stamp, error) {
+	s, err := stamp.New("tasks", TaskRules, cfg.Options())
+	if err != nil {
+		return s, err
+	}
+	return s.WithFile("bundles", cfg.BundlesPath)
+}
+
+// BuildPool is Stages 3–4 of one task pool: it reuses the pool at cfg.Out
+// when its stamp equals cfg.Stamp() (same rules, options and bundles) and
+// cfg.Rebuild is false; otherwise it builds the tasks with the configured
+// generator and writes them and their stamp atomically. Then, with cfg.C1,
+// it records the reference call records and runs C1, resuming what an
+// earlier run wrote.
+func BuildPool(ctx context.Context, cfg PoolConfig) (*PoolResult, error) {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	want, err := cfg.Stamp()
+	if err != nil {
+		return nil, err
+	}
+	res := &PoolResult{Why: "--rebuild"}
+	if !cfg.Rebuild {
+		res.Why = stamp.Stale(cfg.Out, want)
+	}
+	if res.Why == "" {
+		if res.Tasks, err = pool.LoadTasks(cfg.Out, pool.LoadOptions{}); err != nil {
+			return nil, err
+		}
+		n := len(cfg.Build.Bundles)
+		if cfg.LLM != nil {
+			n = len(cfg.LLM.Bundles)
+		}
+		res.Build = BuildSummary{APIs: n, Tasks: len(res.Tasks), Reused: true}
+		log.Info("reusing tasks", "tasks", len(res.Tasks), "file", cfg.Out)
+	} else {
+		if _, err := os.Stat(cfg.Out); err == nil {
+			log.Info("rebuilding tasks", "file", cfg.Out, "why", res.Why)
+		}
+		if cfg.LLM != nil {
+			res.Tasks, res.Build, err = GenerateTasks(ctx, *cfg.LLM)
+		} else {
+			res.Tasks, res.Build, err = BuildTasks(ctx, cfg.Build)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := pool.WriteTasks(cfg.Out, res.Tasks); err != nil {
+			return nil, err
+		}
+		if err := stamp.Write(cfg.Out, want); err != nil {
+			return nil, fmt.Errorf("stamp %s: %w", cfg.Out, err)
+		}
+	}
+	if cfg.C1 != nil {
+		c1cfg := *cfg.C1
+		c1cfg.Dir = filepath.Dir(cfg.Out)
+		c1, err := RecordAndFilterC1(ctx, res.Tasks, c1cfg)
+		if err != nil {
+			return nil, fmt.Errorf("C1: %w", err)
+		}
+		res.C1 = &c1
+	}
+	return res, nil
+}
