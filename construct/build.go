@@ -154,14 +154,6 @@ const (
 	SkipUnexercised = "does not exercise the signature change"
 )
 
-// Domains maps library config keys to the protocol's domains (§1.9).
-var Domains = map[string]string{
-	"numpy": "data_science", "scipy": "data_science", "pandas": "data_science",
-	"django": "swe", "flask": "swe", "fastapi": "swe", "httpx": "swe", "pydantic": "swe", "sqlalchemy": "swe",
-	"astropy": "ai4science", "ase": "ai4science", "rdkit": "ai4science", "MDAnalysis": "ai4science",
-	"pymatgen": "ai4science", "torch": "dl", "networkx": "data_science", "sympy": "data_science",
-}
-
 // BuildTasks builds easy (and, with cfg.Medium, medium) tasks from the
 // bundles' executed examples (docs/protocol.md §7 Stage 3, offline): the context is
 // the example's lines before the first statement that calls the target, the
@@ -550,10 +542,7 @@ func domainOf(b *bundles.Bundle) string {
 	if b.Domain != "" {
 		return b.Domain
 	}
-	if d, ok := Domains[b.Library]; ok {
-		return d
-	}
-	return "data_science"
+	return bundles.DomainOf(b.Library)
 }
 
 func easyInstruction(b *bundles.Bundle, r built) string {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/pool"
@@ -108,7 +109,7 @@ func WriteInstance(dir, model string, tasks []*pool.Task, manual []Exclusion) (I
 		}
 		d := t.Domain
 		if d == "" {
-			d = domainOfLibrary(t.Library)
+			d = bundles.DomainOf(t.Library)
 		}
 		byDomain[d] = append(byDomain[d], t)
 		apis[t.APIName] = true
@@ -170,13 +171,6 @@ func ReadExclusions(path string) ([]Exclusion, error) {
 		out = append(out, Exclusion{TaskID: strings.TrimSpace(id), Reason: strings.TrimSpace(reason)})
 	}
 	return out, sc.Err()
-}
-
-func domainOfLibrary(lib string) string {
-	if d, ok := Domains[lib]; ok {
-		return d
-	}
-	return "data_science"
 }
 
 // readSet reads a filter file into task id → kept; a later record of a

@@ -53,11 +53,11 @@ func CheckExpected(tasks []*pool.Task, preds []*pool.Prediction, expected map[st
 // but have none ([CheckExpected]).
 type MissingExpectedError struct {
 	Tasks []string // task ids, in work order
+	// Where says where the records were looked for ("" when unknown).
+	Where string
 }
 
-func (e *MissingExpectedError) Error() string {
-	return fmt.Sprintf("evalharness: no expected call records for %d tasks (%s)", len(e.Tasks), abbrev(e.Tasks, 5))
-}
+func (e *MissingExpectedError) Error() string { return "evalharness: " + e.Message() }
 
 // ErrNoPredictions reports a run without a single prediction (an empty
 // predictions file), which would otherwise summarise zero tasks.

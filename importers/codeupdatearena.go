@@ -65,10 +65,15 @@ const (
 	ArenaEnvironment = "trixie-arena"
 )
 
-// arenaDomains maps an arena package to a protocol domain (§1.2).
-var arenaDomains = map[string]string{
-	"numpy": "data_science", "sympy": "ai4science", "torch": "dl",
-	"math": "swe", "re": "swe", "itertools": "swe",
+// arenaDomain returns the protocol domain (docs/protocol.md §1.2) of an
+// arena package: its library's ([bundles.DomainOf]), and swe for the
+// standard library's modules.
+func arenaDomain(pkg string) string {
+	switch pkg {
+	case "math", "re", "itertools":
+		return "swe"
+	}
+	return bundles.DomainOf(pkg)
 }
 
 // ArenaConfig configures [ImportCodeUpdateArena]. The zero value works.
@@ -239,7 +244,7 @@ func plainImports(lines []string) string {
 
 func arenaBundle(u ArenaUpdate, api string) bundles.Bundle {
 	b := bundles.Bundle{
-		APIName: api, Library: ArenaLibrary, Domain: arenaDomains[u.Package], SName: api,
+		APIName: api, Library: ArenaLibrary, Domain: arenaDomain(u.Package), SName: api,
 		Implementation: strings.TrimRight(u.Implementation, "\n"),
 		IsModified:     arenaModified(u),
 		Mechanism: bundles.Mechanism{
@@ -331,7 +336,7 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 	desc := strings.TrimSpace(ex.Scenario) + "\n\n" + strings.TrimSpace(ex.Problem) +
 		"\n\nThe solution defines:\n" + strings.TrimSpace(ex.SolutionSignature)
 	et := &pool.Task{
-		TaskID: id, APIName: api, Library: ArenaLibrary, Domain: arenaDomains[u.Package],
+		TaskID: id, APIName: api, Library: ArenaLibrary, Domain: arenaDomain(u.Package),
 		Description: desc, ContextCode: ctx, MaskedRegion: ref,
 		ReferenceSolution: strings.TrimSpace(ctx + "\n\n" + ref),
 		TestHarness: pool.TestHarness{

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,22 +9,21 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/internal/pyversion"
 )
 
 // ManifestFormat is the on-disk format version written in every manifest.
 const ManifestFormat = 2 // 2: lexical-code.bleve holds the C units
 
 // UnitRules versions how bundles become retrieval units (unitsOf,
-// componentText), recorded in each manifest so that `novelapi up` rebuilds
-// an index whose units an older rule made: 2 leaves the examples'
-// expected-output comments out of E; 0 is every index before the record.
+// componentText), recorded in each manifest and in the index's stamp: an
+// index made under other rules is rebuilt (docs/changelog.md).
 const UnitRules = 2
 
 // Query limits and defaults.
@@ -369,13 +367,13 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	}
 	for name, keys := range ix.byName {
 		slices.SortFunc(keys, func(a, b string) int {
-			return compareVersions(bundleVersion(ix.byKey[b]), bundleVersion(ix.byKey[a]))
+			return pyversion.CompareStrings(bundleVersion(ix.byKey[b]), bundleVersion(ix.byKey[a]))
 		})
 		ix.byName[name] = keys
 	}
 	ix.libs = slices.Sorted(maps.Keys(libs))
 	for _, vs := range ix.versions {
-		slices.SortFunc(vs, compareVersions)
+		slices.SortFunc(vs, pyversion.CompareStrings)
 	}
 }
 
@@ -839,30 +837,4 @@ func sortedComps(m map[string]bool) []string {
 		}
 	}
 	return out
-}
-
-// compareVersions orders dotted versions numerically where possible
-// ("2.10" after "2.9"), falling back to string order per part.
-func compareVersions(a, b string) int {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range max(len(pa), len(pb)) {
-		if i >= len(pa) {
-			return -1
-		}
-		if i >= len(pb) {
-			return 1
-		}
-		na, ea := strconv.Atoi(pa[i])
-		nb, eb := strconv.Atoi(pb[i])
-		if ea == nil && eb == nil {
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := strings.Compare(pa[i], pb[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }

@@ -225,10 +225,18 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		return mcp.NewToolResultError("evaluate: no task pool configured on this server; pass tasks_path"), nil
 	}
 	var invalid int
-	tasks, err := pool.LoadTasks(tasksPath, pool.LoadOptions{SkipInvalid: true, Invalid: func(error) { invalid++ }})
+	// The reference call records: the server's, else expected_calls.jsonl
+	// beside the task pool (as `novelapi eval run` does).
+	expectedPath := s.cfg.Eval.ExpectedPath
+	if r.tasksPath != "" && fileExists(filepath.Join(filepath.Dir(tasksPath), "expected_calls.jsonl")) {
+		expectedPath = "" // OpenPool takes the one beside the agent's pool
+	}
+	tp, err := evalharness.OpenPool(evalharness.OpenConfig{Tasks: tasksPath, Expected: expectedPath,
+		Load: pool.LoadOptions{SkipInvalid: true, Invalid: func(error) { invalid++ }}})
 	if err != nil {
 		return mcp.NewToolResultError(loadError("evaluate", "tasks_path", tasksPath, err)), nil
 	}
+	tasks := tp.Tasks
 	var lib string
 	if r.library != "" {
 		lib = r.library
@@ -313,27 +321,9 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 	}
 
-	// The reference call records: the server's, else expected_calls.jsonl
-	// beside the task pool (as `novelapi eval run` does).
-	var expected map[string]*pool.ExpectedCalls
-	expectedPath := s.cfg.Eval.ExpectedPath
-	if expectedPath == "" || r.tasksPath != "" {
-		if p := filepath.Join(filepath.Dir(tasksPath), "expected_calls.jsonl"); fileExists(p) {
-			expectedPath = p
-		}
-	}
-	if expectedPath != "" {
-		if expected, err = pool.LoadExpectedCalls(expectedPath); err != nil {
-			return mcp.NewToolResultError("evaluate: load expected calls: " + err.Error()), nil
-		}
-	}
-	if err := evalharness.CheckExpected(selected, runPreds, expected); err != nil {
+	if err := tp.CheckExpected(selected, runPreds); err != nil {
 		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
-		where := "no expected_calls.jsonl beside " + tasksPath
-		if expectedPath != "" {
-			where = expectedPath + " lacks them"
-		}
-		return mcp.NewToolResultError(fmt.Sprintf("evaluate: no expected call records for %d tasks (%s; e.g. %s): the call-record check cannot run; build the tasks with their C1 records (without --no-c1) or give the server an expected_calls.jsonl", len(me.Tasks), where, me.Tasks[0])), nil
+		return mcp.NewToolResultError(fmt.Sprintf("evaluate: %s: the call-record check cannot run; build the tasks with their C1 records (without --no-c1) or give the server an expected_calls.jsonl", me.Message())), nil
 	}
 	runsDir := s.cfg.Eval.RunsDir
 	if runsDir == "" {
@@ -363,7 +353,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	counter := &progressEvaluator{inner: h, total: total, prog: prog}
 	prog.send(0, total, fmt.Sprintf("evaluating %d tasks (%d samples) into %s", len(runPreds), total, dir))
 	summary, err := evalharness.Run(ctx, evalharness.RunConfig{
-		Tasks: selected, Expected: expected, Predictions: runPreds, OutDir: dir, Workers: s.cfg.Eval.Workers,
+		Tasks: selected, Expected: tp.Expected, Predictions: runPreds, OutDir: dir, Workers: s.cfg.Eval.Workers,
 		Condition: r.condition, Harness: counter, TasksPath: tasksPath, PredictionsPath: r.predsPath,
 		ClassifyFailures: true, Log: s.log,
 	})

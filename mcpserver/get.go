@@ -11,6 +11,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/pyversion"
 )
 
 var getParams = []param{
@@ -334,7 +335,7 @@ func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string) (*bund
 	if bb, ok := st.Bundle(b.APIName, vc.Served); ok {
 		return bb, vc, ""
 	}
-	mine := sortVersions(cat.apiVers[b.APIName])
+	mine := pyversion.Sort(cat.apiVers[b.APIName])
 	if vc.Match == MatchFallback {
 		vc.Served = bundleVersion(b)
 		return b, vc, ""

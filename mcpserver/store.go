@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/pyversion"
 )
 
 // Store is what the server reads: the search index and its bundles.
@@ -164,7 +165,7 @@ func buildCatalog(st Store) *catalog {
 		for v := range li.byVer {
 			vs = append(vs, v)
 		}
-		for _, v := range sortVersions(vs) {
+		for _, v := range pyversion.Sort(vs) {
 			li.Versions = append(li.Versions, *li.byVer[v])
 		}
 	}

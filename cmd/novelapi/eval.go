@@ -107,10 +107,10 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		return usagef("eval run: --workers and --samples must be >= 0")
 	}
 
-	tasks, err := pool.LoadTasks(cfg.tasks, pool.LoadOptions{
+	tp, err := evalharness.OpenPool(evalharness.OpenConfig{Tasks: cfg.tasks, Expected: cfg.expected, Load: pool.LoadOptions{
 		SkipInvalid: cfg.skipInvalid, AllowCustomSetup: cfg.allowCustomSetup,
 		Invalid: func(err error) { g.log.Warn("skipping invalid task", "err", err) },
-	})
+	}})
 	if err != nil {
 		return err
 	}
@@ -121,27 +121,9 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if len(preds) == 0 {
 		return fmt.Errorf("eval run: %s holds no predictions", cfg.predictions)
 	}
-	expectedPath := cfg.expected
-	if expectedPath == "" {
-		p := filepath.Join(filepath.Dir(cfg.tasks), "expected_calls.jsonl")
-		if _, err := os.Stat(p); err == nil {
-			expectedPath = p
-		}
-	}
-	var expected map[string]*pool.ExpectedCalls
-	if expectedPath != "" {
-		if expected, err = pool.LoadExpectedCalls(expectedPath); err != nil {
-			return err
-		}
-	}
-
-	if err := evalharness.CheckExpected(tasks, preds, expected); err != nil {
+	if err := tp.CheckExpected(tp.Tasks, preds); err != nil {
 		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
-		where := "no --expected given and no expected_calls.jsonl beside " + cfg.tasks
-		if expectedPath != "" {
-			where = expectedPath + " lacks them"
-		}
-		return fmt.Errorf("eval run: no expected_calls.jsonl records for %d tasks (%s; e.g. %s); pass --expected or build tasks without --no-c1", len(me.Tasks), where, me.Tasks[0])
+		return fmt.Errorf("eval run: %s; pass --expected or build tasks without --no-c1", me.Message())
 	}
 
 	runner, err := newRunner(ctx, g, cfg.backend)
@@ -170,7 +152,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		pc.WriteReport(w, 0)
 	}
 	s, err := evalharness.Run(ctx, evalharness.RunConfig{
-		Tasks: tasks, Expected: expected, Predictions: preds, OutDir: out,
+		Tasks: tp.Tasks, Expected: tp.Expected, Predictions: preds, OutDir: out,
 		Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
 		Harness: h, ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
 		TasksPath: cfg.tasks, PredictionsPath: cfg.predictions, ScoreMissing: true,
