@@ -341,7 +341,7 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	checked := evalharness.PredictedTasks(selected, runPreds, evalharness.Shard{})
 	prog.send(0, total, fmt.Sprintf("checking the tests of %d tasks (reference and mutants)", len(checked)))
 	pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
-		Harness: h, Tasks: checked, Expected: expected, Path: evalharness.CheckPath(tasksPath), Workers: s.cfg.Eval.Workers, Log: s.log,
+		Harness: h, Tasks: checked, Expected: tp.Expected, Path: evalharness.CheckPath(tasksPath), Workers: s.cfg.Eval.Workers, Log: s.log,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

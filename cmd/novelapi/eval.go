@@ -139,7 +139,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		// (docs/mutants.md §3); the check file beside the pool keeps the
 		// outcomes, so an unchanged task is checked once.
 		pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
-			Harness: h, Tasks: evalharness.PredictedTasks(tasks, preds, shard), Expected: expected,
+			Harness: h, Tasks: evalharness.PredictedTasks(tp.Tasks, preds, shard), Expected: tp.Expected,
 			Path: evalharness.CheckPath(cfg.tasks), Workers: cfg.workers, Progress: progressWriter(g), Log: g.log,
 		})
 		if err != nil {

@@ -7,15 +7,6 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 )
 
-// Parameter kinds, short names for bundles' (inspect.Parameter.kind names).
-const (
-	kindPositionalOnly = bundles.KindPositionalOnly
-	kindPositional     = bundles.KindPositionalOrKw
-	kindVarPositional  = bundles.KindVarPositional
-	kindKeywordOnly    = bundles.KindKeywordOnly
-	kindVarKeyword     = bundles.KindVarKeyword
-)
-
 // A Change is what the signature of a signature-modified API changed
 // between the old release and the new one ([bundles.SignatureDiff]: the
 // change summary that docs/protocol.md §7 Stage 3 gives the task writer for
@@ -122,7 +113,7 @@ func (c Change) Exercised(keywords []string, nPositional int, unpacks bool) []st
 	for _, k := range keywords {
 		oldPassed[k] = true
 		i := slices.IndexFunc(c.New, func(p bundles.ParamInfo) bool {
-			return p.Name == k && p.Kind != kindPositionalOnly && p.Kind != kindVarPositional && p.Kind != kindVarKeyword
+			return p.Name == k && p.Kind != bundles.KindPositionalOnly && p.Kind != bundles.KindVarPositional && p.Kind != bundles.KindVarKeyword
 		})
 		if i >= 0 {
 			passed[k] = true
@@ -131,7 +122,7 @@ func (c Change) Exercised(keywords []string, nPositional int, unpacks bool) []st
 			}
 			continue
 		}
-		if i = slices.IndexFunc(c.New, func(p bundles.ParamInfo) bool { return p.Kind == kindVarKeyword }); i >= 0 && c.byKeyword(c.New[i]) {
+		if i = slices.IndexFunc(c.New, func(p bundles.ParamInfo) bool { return p.Kind == bundles.KindVarKeyword }); i >= 0 && c.byKeyword(c.New[i]) {
 			hit[c.New[i].Name] = true
 		}
 	}
@@ -231,11 +222,11 @@ func (c Change) Describe(name string) string {
 	var parts []string
 	if c.in(c.KindChanged, p) {
 		switch p.Kind {
-		case kindKeywordOnly:
+		case bundles.KindKeywordOnly:
 			parts = append(parts, "is now keyword-only")
-		case kindPositionalOnly:
+		case bundles.KindPositionalOnly:
 			parts = append(parts, "is now positional-only")
-		case kindPositional:
+		case bundles.KindPositionalOrKw:
 			parts = append(parts, "can now be passed by position or keyword")
 		default:
 			parts = append(parts, "is now "+strings.ToLower(p.Kind))
@@ -256,20 +247,20 @@ func (c Change) in(list []string, p bundles.ParamInfo) bool { return slices.Cont
 // is new (a new **kwargs: the old signature had none) or was
 // positional-only.
 func (c Change) byKeyword(p bundles.ParamInfo) bool {
-	if p.Kind == kindPositionalOnly || p.Kind == kindVarPositional {
+	if p.Kind == bundles.KindPositionalOnly || p.Kind == bundles.KindVarPositional {
 		return false
 	}
-	if p.Kind == kindVarKeyword {
-		return !slices.ContainsFunc(c.Old, func(o bundles.ParamInfo) bool { return o.Kind == kindVarKeyword })
+	if p.Kind == bundles.KindVarKeyword {
+		return !slices.ContainsFunc(c.Old, func(o bundles.ParamInfo) bool { return o.Kind == bundles.KindVarKeyword })
 	}
-	return c.in(c.Added, p) || c.oldKind[p.Name] == kindPositionalOnly
+	return c.in(c.Added, p) || c.oldKind[p.Name] == bundles.KindPositionalOnly
 }
 
 // reliesOn reports whether a call that leaves p out exercises the change:
 // p has a default in the new signature and a different one, or none, in
 // the old.
 func (c Change) reliesOn(p bundles.ParamInfo) bool {
-	return p.Default != nil && c.in(c.DefaultChanged, p) && p.Kind != kindVarPositional && p.Kind != kindVarKeyword
+	return p.Default != nil && c.in(c.DefaultChanged, p) && p.Kind != bundles.KindVarPositional && p.Kind != bundles.KindVarKeyword
 }
 
-func isVarPositional(p bundles.ParamInfo) bool { return p.Kind == kindVarPositional }
+func isVarPositional(p bundles.ParamInfo) bool { return p.Kind == bundles.KindVarPositional }
