@@ -143,6 +143,45 @@ func buildSetup(t *pool.Task, o setupOptions) string {
 	return strings.Join(parts, "\n\n")
 }
 
+// newRunnerJob returns the job of task with its setup (buildSetup) and
+// what the judge needs to run the test apart from the completion: the
+// import line and hidden setup, the modules to import before forking,
+// the monitored targets and the packages whose values may cross.
+func newRunnerJob(t *pool.Task, o setupOptions) runnerJob {
+	j := runnerJob{Setup: buildSetup(t, o)}
+	var judge []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			judge = append(judge, s)
+		}
+	}
+	if t.SpyNeeded() {
+		add(importLine(t.APIName, o.tolerantImport))
+		if i := strings.LastIndexByte(t.APIName, '.'); i > 0 {
+			segs := strings.Split(t.APIName[:i], ".")
+			for n := len(segs); n >= 1; n-- {
+				j.Preimport = append(j.Preimport, strings.Join(segs[:n], "."))
+			}
+		}
+		j.Targets = t.Targets()
+		j.Refs = append([]string(nil), j.Targets...)
+		for _, a := range o.aliases {
+			j.Refs = append(j.Refs, a.Path)
+		}
+		seen := map[string]bool{}
+		for _, tg := range j.Targets {
+			top, _, _ := strings.Cut(tg, ".")
+			if !seen[top] {
+				seen[top] = true
+				j.Tops = append(j.Tops, top)
+			}
+		}
+	}
+	add(t.HiddenSetup)
+	j.JudgeSetup = strings.Join(judge, "\n\n")
+	return j
+}
+
 // CallCheck returns the call-record check block (§4.5) for the expected
 // records.
 func CallCheck(expected []json.RawMessage) string {

@@ -37,14 +37,20 @@
 //     record with the nonce): a completion that calls os._exit(0) or
 //     sys.exit(0) before the test fails with HARNESS_TAMPER, where the
 //     published harness, trusting the exit code, passed it (§4.3).
+//   - The test runs in a judge process that never runs the completion's
+//     code, on the values the completion left, rebuilt from plain data by
+//     an allow-list decoder, and proxies for its own objects; the test and
+//     the expected records never reach the completion's process
+//     (docs/threat-model.md, §4.1).
 //   - The spy's counts and the call records that decide a verdict are held
-//     by the runner, out of the completion's reach; writing the monitor's
-//     state is HARNESS_TAMPER (§4.3).
-//   - The runner compiles the flat script first, then runs setup,
-//     completion and test as separate units in one namespace, and reports
-//     where each part sits, so users read "line N of your code" instead of a
-//     line of _solution.py; the classifier and the judge keep the
-//     protocol's stderr (§4.1, §4.7).
+//     by the runner, out of the completion's reach, and the judge binds the
+//     monitor's names for the test from them; writing the monitor's state
+//     or reaching for the runner's (frames, the garbage collector, ctypes)
+//     is HARNESS_TAMPER (§4.3, docs/threat-model.md §3.1).
+//   - The runner compiles the flat script first and reports where each
+//     part sits, so users read "line N of your code" instead of a line of
+//     _solution.py; the classifier and the judge keep the protocol's stderr
+//     (§4.1, §4.7).
 //   - Part [A] falls back to shorter prefixes when the target's parent is a
 //     class (§4.1).
 //   - Callable objects that are neither classes nor functions (scipy.stats

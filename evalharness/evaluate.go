@@ -62,8 +62,8 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 		return runnerJob{}, fmt.Errorf("%w: task %s: %v", ErrRefused, task.TaskID, err)
 	}
 	leaf := task.Leaf()
-	job := runnerJob{
-		Setup:         buildSetup(task, setupOptions{leafBinding: true}),
+	job := newRunnerJob(task, setupOptions{leafBinding: true})
+	job.Secret = secretJob{
 		Test:          test,
 		ExecutionTest: task.TestHarness.ExecutionTest,
 		InferArgv:     true,
@@ -71,11 +71,9 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 		JudgeLeaf:     &leaf,
 		Reference:     task.ReferenceSolution,
 	}
-	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeCompletion {
-		job.Verify = &verifySpec{Target: task.APIName, Expected: records.Expected}
-	}
+	job.EntryPoint = task.EntryPoint
 	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeEntryPoint {
-		job.EntryPoint, job.EntryCheck = task.EntryPoint, task.APIName
+		job.Secret.EntryCheck = task.APIName
 	}
 	return job, nil
 }
@@ -85,7 +83,7 @@ func runStatus(out runOutcome) string {
 	res, r := out.Res, out.Recs
 	e := r.Exception
 	switch {
-	case res.InfraError != "":
+	case res.InfraError != "" || r.HarnessError != "":
 		return pool.StatusInfraError
 	case res.TimedOut:
 		return pool.StatusTimeout
@@ -234,7 +232,8 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 			o.aliases = append(o.aliases, spyAlias{Path: in, Target: apiName})
 		}
 	}
-	job := runnerJob{Setup: buildSetup(task, o), JudgeLeaf: &leaf}
+	job := newRunnerJob(task, o)
+	job.Secret.JudgeLeaf = &leaf
 	if strings.Contains(code, "```") {
 		plan := planExtraction(code)
 		job.Plan = &plan

@@ -12,38 +12,74 @@ import (
 	"github.com/novelapi/novelapi/sandbox"
 )
 
-// runnerJob is /job/job.json, read by py/runner.py.
+// runnerJob is the job of one run of py/runner.py. It goes to the runner
+// on stdin in two frames: the public part, which the candidate process
+// (the one that runs the completion) receives, and Secret, which only the
+// judge process reads (docs/threat-model.md §2).
 type runnerJob struct {
 	Setup          string          `json:"setup"`
 	Plan           *extractionPlan `json:"plan"` // nil: Code is the completion
 	Code           string          `json:"code"`
-	Test           string          `json:"test"`
-	ExecutionTest  string          `json:"execution_test"` // for CLI argv inference
-	InferArgv      bool            `json:"infer_argv"`
-	NormaliseTest  bool            `json:"normalise_test"`
 	RandomizeSeeds bool            `json:"randomize_seeds"`
-	JudgeLeaf      *string         `json:"judge_leaf"` // non-nil: compute the judge's AST fields
-	Reference      string          `json:"reference"`
-	// EntryPoint, when set, is wrapped after the completion runs so that the
-	// target calls made inside it are counted up to the end of the test
-	// (pool.Task.SpyScope pool.SpyScopeEntryPoint); the runner then reports them in a
-	// spy record of phase "entry".
+	// EntryPoint, when set, names the completion's function whose target
+	// calls made while the test calls it count as the completion's
+	// (pool.Task.SpyScope pool.SpyScopeEntryPoint); the runner reports them
+	// in a spy record of phase "entry".
 	EntryPoint string `json:"entry_point,omitempty"`
+	// JudgeSetup is what the judge runs before the test: the import line
+	// [A] and the hidden setup [A'] (protocol §4.1), trusted parts that
+	// change modules the test may use.
+	JudgeSetup string `json:"judge_setup,omitempty"`
+	// Preimport lists modules to import before the candidate is forked
+	// (the import line's module, then its shorter prefixes); the first
+	// that imports ends the list.
+	Preimport []string `json:"preimport,omitempty"`
+	// Targets are the monitored targets (the judge binds the monitor's
+	// names from the spy's report); nil when the task has no spy.
+	Targets []string `json:"targets,omitempty"`
+	// Tops are the top-level packages whose classes the completion's
+	// values may have, besides numpy, pandas and scipy (py/plaindata.py).
+	Tops []string `json:"tops,omitempty"`
+	// Refs are the paths a value may reference as the real object (the
+	// targets and the monitor's aliases: a spy crosses as its target).
+	Refs []string `json:"refs,omitempty"`
+
+	Secret secretJob `json:"-"`
+}
+
+// secretJob is the part of a runnerJob that only the judge reads.
+type secretJob struct {
+	Test          string  `json:"test"`           // execution_test with the call-record check spliced in ("" = none)
+	ExecutionTest string  `json:"execution_test"` // for CLI argv inference
+	InferArgv     bool    `json:"infer_argv"`
+	NormaliseTest bool    `json:"normalise_test"`
+	JudgeLeaf     *string `json:"judge_leaf"` // non-nil: compute the judge's AST fields
+	Reference     string  `json:"reference"`
 	// EntryCheck, when set with EntryPoint, is the target named in the
 	// failure "solution did not call target API <EntryCheck>" raised after
 	// a passing test whose entry point made no target call.
 	EntryCheck string `json:"entry_check,omitempty"`
-	// Verify, when set, makes the runner confirm a passing test from the
-	// spy's private state (novelapi hardening of §4.3 items 2-3): at least
-	// one target call during the completion, and the call-record check on
-	// the spy's own records. nil for runs without the check block.
-	Verify *verifySpec `json:"verify,omitempty"`
 }
 
-// verifySpec is runnerJob.Verify.
-type verifySpec struct {
-	Target   string            `json:"target"`   // named in "solution did not call target API <Target>"
-	Expected []json.RawMessage `json:"expected"` // the call-record check's records; nil: no check
+// stdin returns the runner's standard input: the public frame, the nonce
+// line and the secret frame, a frame being a decimal length, a newline
+// and that many bytes of JSON.
+func (j runnerJob) stdin(nonce string) ([]byte, error) {
+	pub, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := json.Marshal(j.Secret)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d\n", len(pub))
+	b.Write(pub)
+	b.WriteString(nonce + "\n")
+	fmt.Fprintf(&b, "%d\n", len(sec))
+	b.Write(sec)
+	return b.Bytes(), nil
 }
 
 // The runner's records (py/runner.py), one JSON object per line of
@@ -60,6 +96,9 @@ type (
 		ObjModule *string         `json:"obj_module"`
 		ObjName   *string         `json:"obj_name"`
 		Target    *raisedByTarget `json:"target"`
+		// Remote marks a test-phase exception raised by the completion's
+		// code while the test called it (the judge re-raised it).
+		Remote bool `json:"remote"`
 	}
 	frameRecord struct {
 		File   string `json:"file"`
@@ -108,6 +147,12 @@ type runRecords struct {
 	Judge    *judgeFields
 	// Tamper says why the records cannot be trusted ("" when they can).
 	Tamper string
+	// CandidateSignal is the signal that ended the completion's process
+	// (0: none); the run then exits as if killed by it.
+	CandidateSignal int
+	// HarnessError says why the judge could not judge (a defect of the
+	// task or of the harness, never of the completion); "" normally.
+	HarnessError string
 	// Layout places the script's parts in the flat script (traceback.go).
 	Layout []scriptPart
 }
@@ -201,6 +246,18 @@ func parseRecords(data []byte, nonce string) runRecords {
 			}
 			json.Unmarshal(line, &t)
 			r.Tamper = "the runner reported tampering: " + t.Reason
+		case "candidate":
+			var c struct {
+				Signal int `json:"signal"`
+			}
+			json.Unmarshal(line, &c)
+			r.CandidateSignal = c.Signal
+		case "harness_error":
+			var h struct {
+				Msg string `json:"msg"`
+			}
+			json.Unmarshal(line, &h)
+			r.HarnessError = h.Msg
 		case "done":
 			if head.N != n {
 				r.Tamper = fmt.Sprintf("done record counts %d records, saw %d", head.N, n)
@@ -233,21 +290,21 @@ var runnerArgv = []string{"python3", "-I", "-B", "/job/runner.py"}
 
 // execJob runs job once in env with the wall limit timeout.
 func (h *Harness) execJob(ctx context.Context, env *sandbox.Environment, job runnerJob, timeout time.Duration) (runOutcome, error) {
-	jb, err := json.Marshal(job)
-	if err != nil {
-		return runOutcome{}, err
-	}
 	var nb [16]byte
 	rand.Read(nb[:])
 	nonce := hex.EncodeToString(nb[:])
+	stdin, err := job.stdin(nonce)
+	if err != nil {
+		return runOutcome{}, err
+	}
 	spec := sandbox.Spec{
 		Environment: env,
 		Files: []sandbox.File{
 			{Path: "runner.py", Data: []byte(pyFile("runner.py"))},
-			{Path: "job.json", Data: jb},
+			{Path: "plaindata.py", Data: []byte(pyFile("plaindata.py"))},
 		},
 		Argv:   runnerArgv,
-		Stdin:  []byte(nonce + "\n"),
+		Stdin:  stdin,
 		Limits: sandbox.Limits{Wall: timeout, Memory: h.cfg.Memory},
 	}
 	res, err := h.cfg.Runner.Run(ctx, spec)

@@ -38,11 +38,13 @@ func (h *Harness) RecordExpectedCalls(ctx context.Context, task *pool.Task) (*po
 			o.prelude = reseedPrelude(seed, torch)
 		}
 		plan := planExtraction(ref)
-		return runnerJob{
-			Setup: buildSetup(task, o), Plan: &plan, Test: task.TestHarness.ExecutionTest,
-			ExecutionTest: task.TestHarness.ExecutionTest, InferArgv: true, NormaliseTest: true,
-			RandomizeSeeds: randomise,
+		j := newRunnerJob(task, o)
+		j.Plan, j.RandomizeSeeds, j.EntryPoint = &plan, randomise, task.EntryPoint
+		j.Secret = secretJob{
+			Test: task.TestHarness.ExecutionTest, ExecutionTest: task.TestHarness.ExecutionTest,
+			InferArgv: true, NormaliseTest: true,
 		}
+		return j
 	}
 	var ref string
 	for _, cand := range []struct{ src, code string }{{"masked_region", task.MaskedRegion}, {"reference_solution", task.ReferenceSolution}} {

@@ -128,3 +128,49 @@ func TestRun_ImportedPoolInSandbox(t *testing.T) {
 		t.Errorf("summary has no by_group math: %v", sum.Group)
 	}
 }
+
+// TestEvaluate_EntryPointAcrossProcesses runs completions whose function
+// the test calls: the call runs in the completion's process, its result
+// and the test's mutable arguments cross back as data (docs/threat-model.md
+// §6).
+func TestEvaluate_EntryPointAcrossProcesses(t *testing.T) {
+	h := newTestHarness(t)
+	off := false
+	he := func(id, entry, test string) *pool.Task {
+		return &pool.Task{TaskID: id, Library: "he", Description: "HumanEval-style.", SpyRequired: &off, EntryPoint: entry,
+			TestHarness: pool.TestHarness{ExecutionTest: test}, Origin: "humaneval"}
+	}
+	arena := &pool.ExpectedCalls{TaskID: "arena", Status: pool.CallsOK}
+	tests := []struct {
+		name   string
+		task   *pool.Task
+		exp    *pool.ExpectedCalls
+		code   string
+		passed bool
+		status string
+	}{
+		{"Honest", importedTask("arena"), arena, "def scaled(x, y, s):\n    return math.hypot(x, y, scale=s)", true, pool.StatusPass},
+		// Calls the target, then answers with an object equal to everything.
+		{"EqualsEverything", importedTask("arena"), arena, "def scaled(x, y, s):\n    math.hypot(x, y, scale=s)\n" +
+			"    class E:\n        def __eq__(self, o):\n            return True\n    return E()", false, pool.StatusWrongAnswer},
+		{"SortsInPlace", he("inplace", "sort_in_place", "def check(candidate):\n    xs = [3, 1, 2]\n    candidate(xs)\n"+
+			"    assert xs == [1, 2, 3], xs\n\ncheck(sort_in_place)\n"), nil, "def sort_in_place(xs):\n    xs.sort()", true, pool.StatusPass},
+		{"RaisesExpected", he("raises", "root", "def check(candidate):\n    try:\n        candidate(-1.0)\n    except ValueError:\n        pass\n"+
+			"    else:\n        raise AssertionError('no ValueError')\n    assert candidate(4.0) == 2.0\n\ncheck(root)\n"), nil,
+			"import math\ndef root(x):\n    if x < 0:\n        raise ValueError('negative')\n    return math.sqrt(x)", true, pool.StatusPass},
+		{"NamedTuple", he("named", "pair", "def check(candidate):\n    assert candidate(1, 2) == (1, 2)\n    assert candidate(1, 2).x == 1\n\ncheck(pair)\n"),
+			nil, "import collections\nP = collections.namedtuple('P', 'x y')\ndef pair(a, b):\n    return P(a, b)", true, pool.StatusPass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := h.Evaluate(t.Context(), tt.task, tt.exp, "```python\n"+tt.code+"\n```")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("status %s: %s", v.Status, v.Error)
+			if v.Passed != tt.passed || v.Status != tt.status {
+				t.Errorf("Evaluate = passed %v status %s (%s) %s; want %v, %s", v.Passed, v.Status, v.Rationale, v.Error, tt.passed, tt.status)
+			}
+		})
+	}
+}

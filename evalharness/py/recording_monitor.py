@@ -35,36 +35,42 @@ _TARGET_API_MAX_RECORDS = 200
 # method reached through an instance of a spied class) is already watched.
 _spy_proxies = []
 _spy_funcs = []
-# novelapi hardening (sandbox-spec §4.6): the trusted runner hands the monitor
+# Every spy made, with the path it replaced: values that are spies cross to
+# the judge as references to the real object (novelapi; runner.py).
+_spy_made = []
+# novelapi hardening (docs/sandbox.md §4.6): the trusted runner hands the monitor
 # a one-shot hook that keeps the call counts and records the verdict uses,
 # out of reach of names the completion can assign. None outside the runner.
+# The sealed functions below receive it as the default of their _h
+# parameter (docs/threat-model.md §3), never as a global: the spies'
+# __globals__ are readable, their defaults are not.
 _spy_hook = globals().pop("__novelapi_spy_hook__", None)
 
 
-def _spy_recording():
-    return bool(_target_api_recording[0]) or (_spy_hook is not None and _spy_hook.recording())
+def _spy_recording(_h=None):
+    return bool(_target_api_recording[0]) or (_h is not None and _h.recording())
 
 
-def _spy_count(name):
+def _spy_count(name, _h=None):
     _target_api_call_count[0] += 1
     _target_api_counts[name] += 1
-    if _spy_hook is not None:
-        _spy_hook.call(name)
+    if _h is not None:
+        _h.call(name)
 
 
-def _spy_record(rec):
-    if _spy_hook is not None:
-        _spy_hook.record(rec)
+def _spy_record(rec, _h=None):
+    if _h is not None:
+        _h.record(rec)
     if _target_api_recording[0] and len(_target_api_calls) < _TARGET_API_MAX_RECORDS:
         _target_api_calls.append(rec)
 
 
-def _spy_check_calls(expected_json):
+def _spy_check_calls(expected_json, _h=None):
     # The call-record check (§4.5), called by call_check.py. It runs sealed
     # (see _spy_seal) and reads the hook's records, so a completion that
     # patches builtins or appends to _target_api_calls cannot satisfy it.
     expected = _spy_json.loads(expected_json)
-    actual = _spy_hook.calls() if _spy_hook is not None else list(_target_api_calls)
+    actual = _h.calls() if _h is not None else list(_target_api_calls)
 
     def match(e, a):
         if isinstance(e, dict):
@@ -310,6 +316,7 @@ def _spy_install(path, name=None):
     else:
         spy = _spy_wrap(orig, name)
         _spy_funcs.append(spy)
+    _spy_made.append((spy, path))
     tops = {parts[0], (getattr(orig, "__module__", None) or parts[0]).split(".")[0]}
     for mname, m in list(_spy_sys.modules.items()):
         if m is None or mname.split(".")[0] not in tops:
@@ -340,9 +347,13 @@ def _spy_seal():
     # builtins and helpers whatever the completion rebinds later.
     ns = dict(globals())
     ns["__builtins__"] = dict(vars(_spy_builtins))
+    hook = ns.pop("_spy_hook", None)
     for k, v in list(ns.items()):
         if type(v) is _spy_types.FunctionType and k.startswith(("_fp", "_spy", "_target_api")):
-            f = _spy_types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
+            defaults = v.__defaults__
+            if hook is not None and k in ("_spy_recording", "_spy_count", "_spy_record", "_spy_check_calls"):
+                defaults = (hook,)
+            f = _spy_types.FunctionType(v.__code__, ns, v.__name__, defaults, v.__closure__)
             f.__kwdefaults__ = v.__kwdefaults__
             ns[k] = f
     return ns
@@ -360,7 +371,8 @@ for _spy_path, _spy_target in _target_api_aliases:
     except Exception:
         pass
 if _spy_hook is not None:
-    _spy_hook.register(_target_api_spy_installed, _target_api_call_count, _spy_check_calls)
+    _spy_hook.register(_target_api_spy_installed, _target_api_call_count, _spy_check_calls, _spy_made,
+                       _spy_ns if "_spy_ns" in globals() else None)
     if "_spy_ns" in globals():
         del _spy_hook, _spy_ns
 # --- end target-API call monitor ---
