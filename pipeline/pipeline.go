@@ -67,6 +67,11 @@ type Config struct {
 	Progress io.Writer
 	// Log receives stage messages; nil means slog.Default().
 	Log *slog.Logger
+	// IndexReady, when set, is called once with the index directory as soon
+	// as the index is current, before the task stages (the longest) run,
+	// so that the caller can start serving it while Up goes on. It must
+	// not block.
+	IndexReady func(dir string)
 }
 
 // DefaultLibraries are the libraries of the default run.
@@ -139,8 +144,9 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	}{
 		{"environment", r.environments},
 		{"discover/extract", r.libraries},
-		{"tasks", r.buildPool},
 		{"index", r.index},
+		{"serve", r.announce},
+		{"tasks", r.buildPool},
 		{"retrieval", r.retrieval},
 	} {
 		if err := stage.run(ctx); err != nil {
@@ -275,6 +281,14 @@ func (r *run) buildPool(ctx context.Context) error {
 				ls.C1Passed = n
 			}
 		}
+	}
+	return nil
+}
+
+// announce hands the current index to Config.IndexReady.
+func (r *run) announce(context.Context) error {
+	if r.cfg.IndexReady != nil {
+		r.cfg.IndexReady(r.p.Index)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -34,9 +35,10 @@ func newUpCmd(g *globals) *cobra.Command {
 		Use:   "up",
 		Short: "Build everything (environments, bundles, tasks, index), print the figures and serve MCP",
 		Long: `Takes a fresh machine to the main job: builds the Debian environments (bookworm: old releases,
-trixie: new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds tasks and runs
-the C1 filter (Stages 3–4), builds the index, evaluates retrieval, prints the figures and starts the
-MCP server (stdio, or streamable HTTP with --http). Every stage is skipped when its output is current (the stamp beside it), so
+trixie: new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds the index and
+starts the MCP server on it (stdio, or streamable HTTP with --http) at once; then, while it serves,
+builds tasks and runs the C1 filter (Stages 3–4), evaluates retrieval and prints the figures (to
+stderr when serving on stdio). Every stage is skipped when its output is current (the stamp beside it), so
 a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,32 +52,52 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 				cfg.Libraries = strings.Split(libs, ",")
 			}
 			cfg.Progress = progressWriter(g)
-			sum, err := pipeline.Up(ctx, cfg)
-			if err != nil {
-				return err
+			var client *llm.Client
+			if ep.endpoint != "" && !noServe {
+				if client, err = ep.client(); err != nil {
+					return err
+				}
 			}
 			// In stdio mode stdout belongs to JSON-RPC: figures go to stderr.
 			out := g.stdout
 			if !noServe && httpAddr == "" {
 				out = g.stderr
 			}
-			if jsonOut {
+			// Serving starts as soon as the index is current; the task
+			// stages go on meanwhile, and the figures print when they are
+			// done. When serving ends, the stages still running stop
+			// (they resume on the next run).
+			upCtx, stopUp := context.WithCancel(ctx)
+			defer stopUp()
+			served := make(chan error, 1)
+			serving := false
+			if !noServe {
+				cfg.IndexReady = func(dir string) {
+					serving = true
+					go func() {
+						err := serveIndex(ctx, g, dir, filepath.Dir(pipeline.PathsFor(cmp.Or(cfg.WorkDir, cfg.Home)).Tasks), backend, httpAddr, client)
+						stopUp()
+						served <- err
+					}()
+				}
+			}
+			sum, err := pipeline.Up(upCtx, cfg)
+			switch {
+			case err != nil && !serving:
+				return err
+			case err != nil && upCtx.Err() == nil:
+				g.log.Error("up: a stage failed after the index was served; still serving", "err", err)
+			case err == nil && jsonOut:
 				if err := writeJSON(out, sum); err != nil {
 					return err
 				}
-			} else {
+			case err == nil:
 				printUp(out, sum)
 			}
 			if noServe {
 				return nil
 			}
-			var client *llm.Client
-			if ep.endpoint != "" {
-				if client, err = ep.client(); err != nil {
-					return err
-				}
-			}
-			return serveIndex(ctx, g, sum.Paths.Index, filepath.Dir(sum.Paths.Tasks), backend, httpAddr, client)
+			return <-served
 		},
 	}
 	ep.register(cmd)
