@@ -32,7 +32,13 @@ type BuildConfig struct {
 	// Skipped records the input left out before the build (bundle lines
 	// skipped as malformed); the manifest keeps it (Manifest.Skipped), and
 	// Add adds it to the base generation's. nil means none.
-	Skipped *Skipped
+	Skipped *Omitted
+	// Limits bounds each bundle's text; text over them is cut with a
+	// marker, logged and recorded in Manifest.Cut. The zero value is the
+	// Default* limits.
+	Limits Limits
+
+	cut *Omitted // set by Build and Add: what checkBundles cut
 }
 
 // embedder returns the embedder of a Build (not fitted yet).
@@ -50,27 +56,41 @@ func (c BuildConfig) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// checkBundles validates bs and drops earlier duplicates of the same API
-// and version (the last one wins), keeping input order otherwise.
-func checkBundles(bs []bundles.Bundle) ([]bundles.Bundle, error) {
+// checkBundles validates bs, drops earlier duplicates of the same API and
+// version (the last one wins), keeping input order otherwise, and cuts
+// the text of each to lim (bs is not modified); cut lists what was cut.
+func checkBundles(bs []bundles.Bundle, lim Limits, log *slog.Logger) (out []bundles.Bundle, cut *Omitted, err error) {
 	last := map[string]int{}
 	for i := range bs {
 		b := &bs[i]
 		switch {
 		case b.APIName == "":
-			return nil, fmt.Errorf("%w: bundle %d has no api_name", ErrBadBundle, i+1)
+			return nil, nil, fmt.Errorf("%w: bundle %d has no api_name", ErrBadBundle, i+1)
 		case b.Library == "":
-			return nil, fmt.Errorf("%w: bundle %d (%s) has no library", ErrBadBundle, i+1, b.APIName)
+			return nil, nil, fmt.Errorf("%w: bundle %d (%s) has no library", ErrBadBundle, i+1, b.APIName)
 		}
 		last[apiKey(b.APIName, bundleVersion(b))] = i
 	}
-	out := make([]bundles.Bundle, 0, len(last))
+	lim = lim.withDefaults()
+	out = make([]bundles.Bundle, 0, len(last))
 	for i := range bs {
-		if last[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] == i {
-			out = append(out, bs[i])
+		if last[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] != i {
+			continue
 		}
+		b := bs[i]
+		for _, c := range limit(&b, lim) {
+			log.Warn("index: bundle text over the limit was cut (a marker in the text says what was left out)", "cut", c)
+			if cut == nil {
+				cut = &Omitted{}
+			}
+			cut.Count++
+			if len(cut.Items) < MaxOmittedItems {
+				cut.Items = append(cut.Items, c)
+			}
+		}
+		out = append(out, b)
 	}
-	return out, nil
+	return out, cut, nil
 }
 
 // Build indexes bs into a new generation of the index in dir (created if
@@ -79,10 +99,11 @@ func checkBundles(bs []bundles.Bundle) ([]bundles.Bundle, error) {
 // live. Bundles repeating an API at the same version replace earlier ones.
 // It fails with ErrBuildRunning if another Build or Add holds dir.
 func Build(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
-	bs, err := checkBundles(bs)
+	bs, cut, err := checkBundles(bs, cfg.Limits, cfg.logger())
 	if err != nil {
 		return nil, err
 	}
+	cfg.cut = cut
 	lock, err := acquireBuild(dir)
 	if err != nil {
 		return nil, err
@@ -96,10 +117,11 @@ func Build(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig
 // new bundles are analysed and embedded. cfg.Embedder must match the one
 // the index was built with (ErrEmbedderMismatch).
 func Add(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
-	bs, err := checkBundles(bs)
+	bs, cut, err := checkBundles(bs, cfg.Limits, cfg.logger())
 	if err != nil {
 		return nil, err
 	}
+	cfg.cut = cut
 	lock, err := acquireBuild(dir)
 	if err != nil {
 		return nil, err
@@ -249,13 +271,13 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		return nil, fmt.Errorf("write bundles: %w", err)
 	}
 	m = manifestOf(gen, all, emb)
-	m.Skipped = cfg.Skipped.clone()
+	m.Skipped, m.Cut = cfg.Skipped.clone(), cfg.cut.clone()
 	if base != "" {
 		// The base generation's units are kept as they were made, and
 		// what its build skipped is still missing.
 		if bm, err := readManifest(filepath.Join(dir, base)); err == nil {
 			m.UnitRules = min(m.UnitRules, bm.UnitRules)
-			m.Skipped = bm.Skipped.merge(cfg.Skipped)
+			m.Skipped, m.Cut = bm.Skipped.merge(cfg.Skipped), bm.Cut.merge(cfg.cut)
 		}
 	}
 	if err := writeManifest(gdir, m); err != nil {

@@ -119,25 +119,31 @@ type Manifest struct {
 	// Skipped records the input the build left out (bad bundle lines
 	// skipped by index build --skip-bad), nil when none: a generation
 	// with Skipped is partial.
-	Skipped *Skipped `json:"skipped,omitempty"`
+	Skipped *Omitted `json:"skipped,omitempty"`
+	// Cut records the bundles whose text the build cut to its [Limits],
+	// nil when none.
+	Cut *Omitted `json:"cut,omitempty"`
 }
 
-// MaxSkippedItems bounds [Skipped.Items]; further skipped input is only
-// counted.
-const MaxSkippedItems = 100
+// MaxOmittedItems bounds [Omitted.Items]; further items are only counted.
+const MaxOmittedItems = 100
 
-// Skipped describes input left out of an index build.
-type Skipped struct {
+// Omitted describes what an index build left out of its input: bundle
+// lines skipped (Manifest.Skipped) or bundle text cut to [Limits]
+// (Manifest.Cut).
+type Omitted struct {
 	Count int `json:"count"`
-	// Items names the first MaxSkippedItems skipped inputs, each as its
-	// API name when it could be read and its file and line
-	// ("numpy.foo (bundles.jsonl:17)", "bundles.jsonl:18").
+	// Items names the first MaxOmittedItems: a skipped line as its API
+	// name when it could be read and its file and line ("numpy.foo
+	// (bundles.jsonl:17)", "bundles.jsonl:18"); a cut as the API, the
+	// component and its size before and after ("numpy.foo: C 41000000 →
+	// 16000 characters").
 	Items []string `json:"items,omitempty"`
 }
 
 // merge returns the union of two records of skipped input (nil when both
 // are empty).
-func (s *Skipped) merge(o *Skipped) *Skipped {
+func (s *Omitted) merge(o *Omitted) *Omitted {
 	if s == nil || s.Count == 0 {
 		return o.clone()
 	}
@@ -146,15 +152,15 @@ func (s *Skipped) merge(o *Skipped) *Skipped {
 		out.Count += o.Count
 		out.Items = append(out.Items, o.Items...)
 	}
-	out.Items = out.Items[:min(len(out.Items), MaxSkippedItems)]
+	out.Items = out.Items[:min(len(out.Items), MaxOmittedItems)]
 	return out
 }
 
-func (s *Skipped) clone() *Skipped {
+func (s *Omitted) clone() *Omitted {
 	if s == nil || s.Count == 0 {
 		return nil
 	}
-	return &Skipped{Count: s.Count, Items: slices.Clone(s.Items[:min(len(s.Items), MaxSkippedItems)])}
+	return &Omitted{Count: s.Count, Items: slices.Clone(s.Items[:min(len(s.Items), MaxOmittedItems)])}
 }
 
 // Stats describes an open index.

@@ -93,7 +93,7 @@ func TestLive_Reload(t *testing.T) {
 func TestBuild_RecordsSkipped(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	bs := readTestBundles(t)
-	sk := &index.Skipped{Count: 2, Items: []string{"numpy.foo (bundles.jsonl:3)", "bundles.jsonl:9"}}
+	sk := &index.Omitted{Count: 2, Items: []string{"numpy.foo (bundles.jsonl:3)", "bundles.jsonl:9"}}
 	m, err := index.Build(t.Context(), dir, bs[1:], index.BuildConfig{Skipped: sk})
 	if err != nil {
 		t.Fatal(err)

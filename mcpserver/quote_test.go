@@ -101,3 +101,42 @@ func TestServedText_CannotForgeServerLines(t *testing.T) {
 		}
 	}
 }
+
+// A bundle far over the index limits is served within budgets: its text
+// was cut at index build, render_condition cuts its rendering to
+// max_tokens and says how much it left out, and the API resource stays
+// within its budget.
+func TestServedText_Bounded(t *testing.T) {
+	s := serverOverEdited(t, fixtureBundles, func(bs []bundles.Bundle) []bundles.Bundle {
+		for i := range bs {
+			if b := &bs[i]; b.APIName == "numpy.unstack" && b.Implementation != "" && len(b.Examples) > 0 {
+				b.Implementation = strings.Repeat(b.Implementation+"\n", 4<<20/len(b.Implementation))
+				for range 2000 {
+					b.Examples = append(b.Examples, b.Examples[0])
+				}
+			}
+		}
+		return bs
+	})
+	c := inProcess(t, s)
+	const maxChars = 4 * 20000 // MaxMaxTokens, characters/4
+	res := call(t, c, "render_condition", map[string]any{"api_name": "numpy.unstack@2.2.4", "condition": "Full"})
+	wantOK(t, res)
+	if n := len(text(res)); n > maxChars {
+		t.Errorf("render_condition Full: %d characters of text, want at most %d", n, maxChars)
+	}
+	res = call(t, c, "render_condition", map[string]any{"api_name": "numpy.unstack@2.2.4", "condition": "Full", "max_tokens": 2000})
+	wantOK(t, res)
+	sc := res.StructuredContent.(map[string]any)
+	if n := len(text(res)) + len(sc["text"].(string)); n > 4*2000 || sc["truncated"] != true || sc["omitted_chars"] == nil ||
+		!strings.Contains(text(res), "NOTE: CUT to fit max_tokens=2000") {
+		t.Errorf("render_condition max_tokens=2000: %d characters, truncated %v, omitted %v:\n%.300s", n, sc["truncated"], sc["omitted_chars"], text(res))
+	}
+	rr, err := c.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "novelapi://api/numpy.unstack@2.2.4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rr.Contents[0].(mcp.TextResourceContents).Text); n > maxChars {
+		t.Errorf("resource: %d characters, want at most %d", n, maxChars)
+	}
+}

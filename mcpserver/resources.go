@@ -11,6 +11,9 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 )
 
+// ResourceMaxTokens is the budget of an API resource (characters/4).
+const ResourceMaxTokens = MaxMaxTokens
+
 // Resource URIs.
 const (
 	LibrariesURI = "novelapi://libraries"
@@ -56,17 +59,16 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, msg)
 	}
 	b, vc, note := atVersion(st, cat, b, version)
-	var sb strings.Builder
+	var intro string
 	if note != "" {
-		sb.WriteString("NOTE: " + oneLine(note) + "\n")
+		intro = "NOTE: " + oneLine(note) + "\n"
 	} else if vc.Match == MatchFallback {
-		sb.WriteString("NOTE: " + oneLine(vc.Note()) + "\n")
+		intro = "NOTE: " + oneLine(vc.Note()) + "\n"
 	}
-	sb.WriteString(itemHeader(0, b, vc))
-	for _, p := range renderParts(b, bundles.CompAll) {
-		sb.WriteString("\n" + p.quoted(b.APIName) + "\n")
-	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: sb.String()}}, nil
+	// Within the largest tool budget, components cut or left out named
+	// as get_api does.
+	p := pack(intro, []packItem{{name: b.APIName, header: itemHeader(0, b, vc), parts: renderParts(b, bundles.CompAll)}}, ResourceMaxTokens)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: p.text}}, nil
 }
 
 // resolveAPIURI resolves a novelapi://api/{api_name}[@version] URI to its

@@ -90,7 +90,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 // readBundleFiles reads and concatenates bundle files; a corrupt line
 // fails with its file and line unless skipBad, when it is skipped and
 // recorded in skipped (nil when none was).
-func readBundleFiles(g *globals, paths []string, skipBad bool) (all []bundles.Bundle, skipped *index.Skipped, err error) {
+func readBundleFiles(g *globals, paths []string, skipBad bool) (all []bundles.Bundle, skipped *index.Omitted, err error) {
 	for _, p := range paths {
 		bs, st, err := bundles.ReadBundles(p, jsonl.ReadOptions{SkipBad: skipBad})
 		if err != nil {
@@ -98,13 +98,13 @@ func readBundleFiles(g *globals, paths []string, skipBad bool) (all []bundles.Bu
 		}
 		if st.Skipped > 0 {
 			if skipped == nil {
-				skipped = &index.Skipped{}
+				skipped = &index.Omitted{}
 			}
 			skipped.Count += st.Skipped
 			names := skippedNames(p, st.Bad)
 			for i, pe := range st.Bad {
 				g.log.Warn("skipped bad bundle line; the index will say it is partial", "api", names[i], "err", pe)
-				if len(skipped.Items) < index.MaxSkippedItems {
+				if len(skipped.Items) < index.MaxOmittedItems {
 					item := fmt.Sprintf("%s:%d", filepath.Base(p), pe.Line)
 					if names[i] != "" {
 						item = names[i] + " (" + item + ")"
@@ -200,6 +200,10 @@ func newIndexBuildCmd(g *globals, add bool) *cobra.Command {
 			if m.Skipped != nil {
 				fmt.Fprintf(g.stdout, "PARTIAL: %s\n", skippedLine(m.Skipped))
 			}
+			if m.Cut != nil {
+				fmt.Fprintf(g.stdout, "CUT: the text of %d bundle component(s) was over the index limits and cut, with a marker in the text: %s\n",
+					m.Cut.Count, strings.Join(m.Cut.Items[:min(len(m.Cut.Items), 5)], "; "))
+			}
 			return nil
 		},
 	}
@@ -274,7 +278,7 @@ func newIndexStatsCmd(g *globals) *cobra.Command {
 }
 
 // skippedLine says what a partial index lacks, in one line.
-func skippedLine(s *index.Skipped) string {
+func skippedLine(s *index.Omitted) string {
 	line := fmt.Sprintf("%d bad bundle line(s) were skipped at build and are missing from this index", s.Count)
 	if len(s.Items) > 0 {
 		line += ": " + strings.Join(s.Items[:min(len(s.Items), 10)], ", ")
