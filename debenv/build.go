@@ -1,12 +1,11 @@
 package debenv
 
 import (
-	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,23 +17,15 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/novelapi/novelapi/sandbox"
-	"github.com/schollz/progressbar/v3"
 )
 
 // DefaultMirror is the Debian archive debootstrap downloads from when
 // BuildConfig.Mirror is empty.
 const DefaultMirror = "http://deb.debian.org/debian"
-
-// suites are the Debian suites environments can be built from.
-var suites = []string{"bookworm", "trixie", "sid"}
-
-// Suites returns the Debian suites Build accepts.
-func Suites() []string { return slices.Clone(suites) }
 
 // A BuildConfig describes one environment for [Store.Build]. Build never
 // modifies it.
@@ -44,12 +35,16 @@ type BuildConfig struct {
 	// lower-case letters, digits, '.', '_' and '-' (they become Docker
 	// image names).
 	Name string
-	// Suite is bookworm, trixie or sid.
+	// Suite is bookworm, trixie, sid or experimental ([Suites]).
 	Suite string
-	// Libraries are catalogue names ([LookupLibrary]).
+	// Libraries are catalogue names, Debian packages and @presets, as
+	// [ResolveLibraries] takes them.
 	Libraries []string
 	// Packages are extra Debian binary packages.
 	Packages []string
+	// IndexMaxAge is how long a cached Packages index is trusted; 0 means
+	// DefaultIndexMaxAge.
+	IndexMaxAge time.Duration
 	// Mirror is the Debian archive URL; "" means DefaultMirror.
 	Mirror string
 	// CacheDir holds downloaded .deb files per suite (CacheDir/SUITE) so
@@ -73,9 +68,6 @@ func (e *MissingPackagesError) Error() string {
 	return fmt.Sprintf("Debian %s has no package %s (check the name with `apt-cache show` or https://packages.debian.org/%s; choose another suite or drop it)",
 		e.Suite, strings.Join(e.Packages, ", "), e.Suite)
 }
-
-//go:embed py/envprobe.py
-var envProbeScript string
 
 var (
 	envNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
@@ -110,22 +102,35 @@ func Key(suite string, packages []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Build builds the environment cfg describes with `debootstrap
-// --variant=minbase` (docs/sandbox.md §4.5) and returns it.
+// Build builds the environment cfg describes and returns it: `debootstrap
+// --variant=minbase` of the suite's base system, then apt inside it
+// installs python3 and the requested packages (docs/sandbox.md §4.5). apt
+// resolves dependencies that only a virtual package satisfies, which
+// debootstrap's --include cannot; for experimental it takes each requested
+// package that experimental has from experimental (PKG/experimental) and
+// the rest from sid. Downloaded .deb files are kept per base suite in
+// CacheDir, so a rebuild downloads nothing it already has.
+//
+// Library names are resolved against the suite's Packages index before
+// anything is built ([ResolveLibraries]): an unknown name is an
+// [*UnknownPackageError] naming the suite and the nearest package names.
 //
 // It is idempotent: when the store already holds cfg's name with the same
-// [Key], Build returns it without building. Otherwise it builds in a hidden
-// directory Dir/.build-NAME-* and, once the root filesystem and its manifest
-// are complete, swaps it into place atomically, so readers see the old
-// environment or the new one, never a part. An interrupted build leaves
+// [Key], Build returns it without building (reading the libraries' details
+// into a manifest that lacks them). Otherwise it builds in a hidden
+// directory Dir/.build-NAME-* and, once the root filesystem and its
+// manifest are complete, swaps it into place atomically, so readers see the
+// old environment or the new one, never a part. An interrupted build leaves
 // only a hidden .build-* directory that List and Get ignore and a later
 // Build or Remove deletes. Builds of the same name serialize on the lock
 // file Dir/.NAME.lock.
 //
 // The manifest is read from inside the new environment: Debian packages
-// from its dpkg database, Python and library versions by running Python in
-// it under bubblewrap. Build needs root (debootstrap) and bwrap. A package
-// the suite lacks gives a [*MissingPackagesError].
+// from its dpkg database, each library's distribution, import names and
+// version from its packages' files and by importing it under bubblewrap. A
+// library that does not load does not fail the build: its manifest entry
+// says why (sandbox.InstalledLibrary.Error) and Build logs a warning. Build
+// needs root (debootstrap, apt) and bwrap.
 func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environment, error) {
 	log := cfg.Log
 	if log == nil {
@@ -134,35 +139,41 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 	if !slices.Contains(suites, cfg.Suite) {
 		return nil, fmt.Errorf("unknown suite %q; known: %s", cfg.Suite, strings.Join(suites, ", "))
 	}
-	var libs []Library
-	for _, n := range cfg.Libraries {
-		l, err := LookupLibrary(n)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.ContainsFunc(libs, func(x Library) bool { return x.Name == l.Name }) {
-			libs = append(libs, l)
-		}
-	}
 	for _, p := range cfg.Packages {
 		if !debNameRE.MatchString(p) {
 			return nil, fmt.Errorf("package %q: not a Debian package name", p)
 		}
 	}
+	requested, err := ExpandLibraries(cfg.Libraries)
+	if err != nil {
+		return nil, err
+	}
 	name := cfg.Name
 	if name == "" {
 		parts := []string{cfg.Suite}
-		for _, l := range libs {
-			parts = append(parts, strings.ToLower(l.Name))
+		for _, n := range cfg.Libraries {
+			parts = append(parts, strings.ToLower(strings.TrimPrefix(strings.TrimSpace(n), "@")))
 		}
 		name = strings.Join(parts, "-")
 	}
 	if !envNameRE.MatchString(name) {
 		return nil, fmt.Errorf("environment name %q: use lower-case letters, digits, '.', '_' and '-'", name)
 	}
-	mirror := cfg.Mirror
-	if mirror == "" {
-		mirror = DefaultMirror
+	mirror := strings.TrimRight(cmp.Or(cfg.Mirror, DefaultMirror), "/")
+	var indexes []*PackageIndex
+	for _, su := range indexSuites(cfg.Suite) {
+		ix, err := s.PackageIndex(ctx, su, IndexConfig{Mirror: mirror, MaxAge: cfg.IndexMaxAge, Log: log})
+		if err != nil {
+			return nil, err
+		}
+		indexes = append(indexes, ix)
+	}
+	libs, err := ResolveLibraries(requested, indexes...)
+	if err != nil {
+		return nil, err
+	}
+	if err := ResolvePackages(cfg.Packages, indexes...); err != nil {
+		return nil, err
 	}
 	cacheDir := cfg.CacheDir
 	if cacheDir == "" {
@@ -184,7 +195,7 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 	if e, err := s.Get(name); err == nil && e.Manifest.Key == key {
 		if _, err := os.Stat(filepath.Join(e.Root, "usr/bin/python3")); err == nil {
 			log.Info("reusing environment (same suite and packages)", "env", name, "key", key[:12])
-			return e, nil
+			return s.completeManifest(ctx, e, libs, log)
 		}
 	}
 	if err := buildPreflight(); err != nil {
@@ -205,7 +216,7 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 		}
 	}()
 	root := filepath.Join(tmp, "rootfs")
-	debCache, err := filepath.Abs(filepath.Join(cacheDir, cfg.Suite))
+	debCache, err := filepath.Abs(filepath.Join(cacheDir, baseSuite(cfg.Suite)))
 	if err == nil {
 		err = os.MkdirAll(debCache, 0o755)
 	}
@@ -215,43 +226,38 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 
 	start := time.Now()
 	log.Info("building environment", "env", name, "suite", cfg.Suite, "packages", strings.Join(pkgs, ","), "mirror", mirror)
-	args := []string{"--variant=minbase", "--include=" + strings.Join(pkgs, ","), "--cache-dir=" + debCache, cfg.Suite, root, mirror}
-	if err := runDebootstrap(ctx, args, cfg.Suite, filepath.Join(tmp, "debootstrap.log"), cfg.Progress, log); err != nil {
+	args := []string{"--variant=minbase", "--cache-dir=" + debCache, baseSuite(cfg.Suite), root, mirror}
+	if err := runDebootstrap(ctx, args, baseSuite(cfg.Suite), filepath.Join(tmp, "debootstrap.log"), cfg.Progress, log); err != nil {
 		return nil, err
 	}
 	log.Info("debootstrap done", "env", name, "took", time.Since(start).Round(time.Second))
+	install := aptTargets(pkgs, cfg.Suite, indexes)
+	aptStart := time.Now()
+	if err := aptInstall(ctx, aptConfig{
+		Root: root, Suite: cfg.Suite, Mirror: mirror, DebCache: debCache, Targets: install,
+		LogPath: filepath.Join(tmp, "apt.log"), Progress: cfg.Progress, Log: log,
+	}); err != nil {
+		return nil, err
+	}
+	log.Info("apt install done", "env", name, "took", time.Since(aptStart).Round(time.Second))
 	if err := finishRootfs(root); err != nil {
 		return nil, fmt.Errorf("prepare root filesystem: %w", err)
 	}
 
 	m := sandbox.Manifest{
-		Name:      name,
-		Suite:     cfg.Suite,
-		Requested: pkgs,
-		Key:       key,
-		BuiltAt:   time.Now().UTC().Truncate(time.Second),
-	}
-	for _, l := range libs {
-		m.Libraries = append(m.Libraries, l.Name)
+		Name:       name,
+		Suite:      cfg.Suite,
+		Requested:  pkgs,
+		Key:        key,
+		BuiltAt:    time.Now().UTC().Truncate(time.Second),
+		Sources:    sourceLines(cfg.Suite, mirror),
+		AptOptions: aptOptions(cfg.Suite),
 	}
 	if m.Packages, err = readDpkgStatus(filepath.Join(root, "var/lib/dpkg/status")); err != nil {
 		return nil, err
 	}
-	probe, err := probeEnvironment(ctx, root, libs, log)
-	if err != nil {
+	if err := probeLibraries(ctx, root, libs, install, &m, log); err != nil {
 		return nil, err
-	}
-	m.Python = probe.Python
-	m.Versions = map[string]string{}
-	for _, l := range libs {
-		r := probe.Libraries[l.Name]
-		if r.Error != "" {
-			return nil, fmt.Errorf("environment %s: library %s does not load: %s", name, l.Name, r.Error)
-		}
-		if r.Source != "importlib.metadata" {
-			log.Warn("library has no distribution metadata; recorded its __version__", "library", l.Name, "dist", l.Dist, "version", r.Version)
-		}
-		m.Versions[l.Name] = r.Version
 	}
 	if m.SizeBytes, err = diskUsage(root); err != nil {
 		return nil, fmt.Errorf("measure root filesystem: %w", err)
@@ -266,6 +272,63 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 	log.Info("environment built", "env", name, "python", m.Python, "versions", m.Versions,
 		"size_mib", m.SizeBytes>>20, "took", time.Since(start).Round(time.Second))
 	return s.Get(name)
+}
+
+// completeManifest fills the library details of a reused environment whose
+// manifest predates them (or lacks a library), by probing it again, and
+// rewrites its manifest.
+func (s *Store) completeManifest(ctx context.Context, e *sandbox.Environment, libs []Library, log *slog.Logger) (*sandbox.Environment, error) {
+	m := e.Manifest
+	missing := false
+	for _, l := range libs {
+		if _, ok := m.Library(l.Name); !ok {
+			missing = true
+		}
+	}
+	if !missing {
+		return e, nil
+	}
+	if err := probeLibraries(ctx, e.Root, libs, nil, &m, log); err != nil {
+		return nil, err
+	}
+	if err := WriteManifest(filepath.Dir(e.Root), m); err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	log.Info("recorded library details in the manifest", "env", e.Name)
+	return s.Get(e.Name)
+}
+
+// probeLibraries reads libs inside root and records them in m: Libraries,
+// Installed, Versions and Python. install are the apt targets, which say
+// which packages came from another suite (PKG/experimental).
+func probeLibraries(ctx context.Context, root string, libs []Library, install []string, m *sandbox.Manifest, log *slog.Logger) error {
+	probe, err := probeEnvironment(ctx, root, libs, log)
+	if err != nil {
+		return err
+	}
+	m.Python = probe.Python
+	m.Libraries, m.Installed = nil, nil
+	m.Versions = map[string]string{}
+	for _, l := range libs {
+		r := probe.Libraries[l.Name]
+		il := sandbox.InstalledLibrary{Name: l.Name, Packages: l.Packages, Dist: r.Dist, Imports: r.Imports,
+			Import: r.Import, Version: r.Version, Error: r.Error}
+		if il.Imports == nil {
+			il.Imports = []string{}
+		}
+		il.Suite = targetSuite(l.Packages, install)
+		m.Libraries = append(m.Libraries, l.Name)
+		m.Installed = append(m.Installed, il)
+		if r.Error != "" {
+			log.Warn("library does not load; the environment keeps the others", "library", l.Name, "packages", strings.Join(l.Packages, ","), "why", r.Error)
+			continue
+		}
+		if r.Source != "metadata" {
+			log.Warn("library has no distribution metadata; recorded its __version__", "library", l.Name, "version", r.Version)
+		}
+		m.Versions[l.Name] = r.Version
+	}
+	return nil
 }
 
 // buildPreflight checks that debootstrap can run here, with errors that say
@@ -296,110 +359,6 @@ func lookTool(name string) (string, error) {
 		}
 	}
 	return "", exec.ErrNotFound
-}
-
-// debootstrap stages counted for progress, by line prefix.
-var debootstrapStages = []struct{ prefix, verb string }{
-	{"I: Retrieving ", "retrieving"},
-	{"I: Extracting ", "extracting"},
-	{"I: Unpacking ", "unpacking"},
-	{"I: Configuring ", "configuring"},
-}
-
-// runDebootstrap runs debootstrap with args, writing its output to logPath,
-// counting its stages into a spinner on progress, and turning a failure into
-// an error quoting the end of its output.
-func runDebootstrap(ctx context.Context, args []string, suite, logPath string, progress io.Writer, log *slog.Logger) error {
-	path, err := lookTool("debootstrap")
-	if err != nil {
-		return errors.New("debootstrap not found: install it with `apt-get install debootstrap`")
-	}
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C.UTF-8",
-		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// On cancellation SIGTERM the group first, so debootstrap's exit trap
-	// unmounts /proc, /sys and device binds in the target; SIGKILL it 10 s later.
-	var exited atomic.Bool
-	cmd.Cancel = func() error {
-		pgid := cmd.Process.Pid
-		err := syscall.Kill(-pgid, syscall.SIGTERM)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		time.AfterFunc(10*time.Second, func() {
-			if !exited.Load() {
-				syscall.Kill(-pgid, syscall.SIGKILL)
-			}
-		})
-		return err
-	}
-	cmd.WaitDelay = 15 * time.Second
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(progress),
-			progressbar.OptionSetDescription("debootstrap "+suite), progressbar.OptionSpinnerType(14),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-	}
-	done := make(chan []string)
-	go func() {
-		var tail []string
-		counts := map[string]int{}
-		stage, stageIdx := "", -1
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(logf, line)
-			if tail = append(tail, line); len(tail) > 40 {
-				tail = tail[1:]
-			}
-			for i, st := range debootstrapStages {
-				if strings.HasPrefix(line, st.prefix) {
-					counts[st.verb]++
-					if i > stageIdx { // stages only move forward in the log
-						stage, stageIdx = st.verb, i
-						log.Info("debootstrap", "stage", stage)
-					}
-					if bar != nil {
-						bar.Describe(fmt.Sprintf("debootstrap %s: %s (retrieved %d, unpacked %d, configured %d)",
-							suite, stage, counts["retrieving"], counts["unpacking"], counts["configuring"]))
-						bar.Add(1)
-					}
-				}
-			}
-		}
-		io.Copy(io.Discard, pr)
-		done <- tail
-	}()
-	err = cmd.Run()
-	exited.Store(true)
-	pw.Close()
-	tail := <-done
-	if bar != nil {
-		bar.Finish()
-	}
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("debootstrap interrupted: %w", context.Cause(ctx))
-	}
-	out := strings.Join(tail, "\n")
-	if missing := parseMissingDebs(out); len(missing) > 0 {
-		return &MissingPackagesError{Suite: suite, Packages: missing}
-	}
-	return fmt.Errorf("debootstrap %s: %v; last output:\n%s", suite, err, out)
 }
 
 // parseMissingDebs returns the packages of debootstrap's
@@ -483,55 +442,6 @@ func readDpkgStatus(path string) (map[string]string, error) {
 		return nil, fmt.Errorf("read dpkg database %s: no installed packages", path)
 	}
 	return pkgs, nil
-}
-
-// probeResult is what py/envprobe.py prints.
-type probeResult struct {
-	Python    string `json:"python"`
-	Libraries map[string]struct {
-		Version string `json:"version"`
-		Source  string `json:"source"`
-		Error   string `json:"error"`
-	} `json:"libraries"`
-}
-
-// probeEnvironment runs py/envprobe.py inside the root filesystem root with
-// the bwrap backend (read-only root, no network, cleared environment) and
-// returns the Python and library versions it reports.
-func probeEnvironment(ctx context.Context, root string, libs []Library, log *slog.Logger) (probeResult, error) {
-	type lib struct {
-		Name   string `json:"name"`
-		Import string `json:"import"`
-		Dist   string `json:"dist"`
-	}
-	arg := []lib{}
-	for _, l := range libs {
-		arg = append(arg, lib{l.Name, l.Import, l.Dist})
-	}
-	argJSON, _ := json.Marshal(arg)
-	runner, err := sandbox.NewBwrap(sandbox.BwrapConfig{Log: log})
-	if err != nil {
-		return probeResult{}, fmt.Errorf("read versions inside the environment: %w", err)
-	}
-	res, err := runner.Run(ctx, sandbox.Spec{
-		Environment: &sandbox.Environment{Name: filepath.Base(filepath.Dir(root)), Root: root},
-		Files:       []sandbox.File{{Path: "envprobe.py", Data: []byte(envProbeScript)}},
-		Argv:        []string{"python3", "-I", "-B", "/job/envprobe.py", string(argJSON)},
-		// Importing large libraries (torch) takes time, memory and threads.
-		Limits: sandbox.Limits{Wall: 5 * time.Minute, Memory: 8 << 30, PIDs: 1024},
-	})
-	if err != nil {
-		return probeResult{}, fmt.Errorf("read versions inside the environment: %w", err)
-	}
-	if res.ExitCode != 0 {
-		return probeResult{}, fmt.Errorf("read versions inside the environment: python3 exited %d (signal %q, limit %q): %s",
-			res.ExitCode, res.Signal, res.LimitHit, strings.TrimSpace(string(res.Stderr)))
-	}
-	var r probeResult
-	if err := json.Unmarshal(res.Stdout, &r); err != nil {
-		return probeResult{}, fmt.Errorf("read versions inside the environment: bad probe output %q: %v", res.Stdout, err)
-	}
-	return r, nil
 }
 
 // diskUsage returns the bytes of disk the tree at root occupies (like du:

@@ -43,7 +43,8 @@ func TestRequestedPackages(t *testing.T) {
 }
 
 // TestStore_Build_BadInput covers the errors Build gives before running
-// anything, which need neither root nor network.
+// anything, which need neither root nor network (the suites' Packages
+// indexes are real excerpts, seeded into the store's cache).
 func TestStore_Build_BadInput(t *testing.T) {
 	tests := []struct {
 		name string
@@ -51,9 +52,17 @@ func TestStore_Build_BadInput(t *testing.T) {
 		want []string
 	}{
 		{"UnknownSuite", debenv.BuildConfig{Suite: "jessie", Libraries: []string{"numpy"}},
-			[]string{`"jessie"`, "bookworm", "trixie", "sid"}},
-		{"UnknownLibrary", debenv.BuildConfig{Suite: "trixie", Libraries: []string{"numpy", "leftpad"}},
-			[]string{`"leftpad"`, "numpy", "scipy"}},
+			[]string{`"jessie"`, "bookworm", "trixie", "sid", "experimental"}},
+		{"UnknownLibrary", debenv.BuildConfig{Suite: "trixie", Libraries: []string{"numpy", "boltonz"}},
+			[]string{`"boltonz"`, "Debian trixie", "nearest: python3-boltons"}},
+		{"UnknownLibraryOverlay", debenv.BuildConfig{Suite: "experimental", Libraries: []string{"pandsa"}},
+			[]string{`"pandsa"`, "experimental (over sid)", "python3-pandas"}},
+		{"NotPython", debenv.BuildConfig{Suite: "trixie", Libraries: []string{"less"}},
+			[]string{`"less"`, "not a Python 3 package"}},
+		{"UnknownPreset", debenv.BuildConfig{Suite: "trixie", Libraries: []string{"@big"}},
+			[]string{`"@big"`, "@wide"}},
+		{"UnknownPackage", debenv.BuildConfig{Suite: "sid", Libraries: []string{"numpy"}, Packages: []string{"pandocc"}},
+			[]string{`"pandocc"`, "Debian sid", "pandoc"}},
 		{"BadPackage", debenv.BuildConfig{Suite: "trixie", Packages: []string{"a,b"}},
 			[]string{`"a,b"`}},
 		{"BadName", debenv.BuildConfig{Suite: "trixie", Name: "../x"},
@@ -62,6 +71,9 @@ func TestStore_Build_BadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := debenv.OpenStore(t.TempDir())
+			for _, su := range []string{"trixie", "sid", "experimental"} {
+				seedIndex(t, s, su)
+			}
 			_, err := s.Build(t.Context(), tt.cfg)
 			if err == nil {
 				t.Fatal("Build succeeded")

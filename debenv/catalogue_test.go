@@ -1,6 +1,7 @@
 package debenv_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,16 +10,14 @@ import (
 
 func TestLookupLibrary(t *testing.T) {
 	tests := []struct {
-		name, in, wantName, wantPkg, wantImport, wantDist string
+		name, in, wantName, wantPkg, wantImport string
 	}{
-		{"Numpy", "numpy", "numpy", "python3-numpy", "numpy", "numpy"},
-		{"DjangoDist", "django", "django", "python3-django", "django", "Django"},
-		{"SQLAlchemyDist", "sqlalchemy", "sqlalchemy", "python3-sqlalchemy", "sqlalchemy", "SQLAlchemy"},
-		{"FlaskDist", "flask", "flask", "python3-flask", "flask", "Flask"},
-		{"MDAnalysisAnyCase", "mdanalysis", "MDAnalysis", "python3-mdanalysis", "MDAnalysis", "MDAnalysis"},
-		{"Rdkit", "rdkit", "rdkit", "python3-rdkit", "rdkit", "rdkit"},
-		{"Torch", "torch", "torch", "python3-torch", "torch", "torch"},
-		{"PymatgenImportsCore", "pymatgen", "pymatgen", "python3-pymatgen", "pymatgen.core", "pymatgen"},
+		{"Numpy", "numpy", "numpy", "python3-numpy", ""},
+		{"Django", "django", "django", "python3-django", ""},
+		{"MDAnalysisAnyCase", "mdanalysis", "MDAnalysis", "python3-mdanalysis", ""},
+		{"ScikitLearn", "scikit-learn", "scikit-learn", "python3-sklearn", ""},
+		{"Torch", "torch", "torch", "python3-torch", ""},
+		{"PymatgenImportsCore", "pymatgen", "pymatgen", "python3-pymatgen", "pymatgen.core"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -26,9 +25,8 @@ func TestLookupLibrary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Name != tt.wantName || len(got.Packages) != 1 || got.Packages[0] != tt.wantPkg ||
-				got.Import != tt.wantImport || got.Dist != tt.wantDist {
-				t.Errorf("LookupLibrary(%q) = %+v; want %s %s %s %s", tt.in, got, tt.wantName, tt.wantPkg, tt.wantImport, tt.wantDist)
+			if got.Name != tt.wantName || len(got.Packages) != 1 || got.Packages[0] != tt.wantPkg || got.Import != tt.wantImport {
+				t.Errorf("LookupLibrary(%q) = %+v; want %s %s %q", tt.in, got, tt.wantName, tt.wantPkg, tt.wantImport)
 			}
 		})
 	}
@@ -39,25 +37,30 @@ func TestLookupLibrary_Unknown(t *testing.T) {
 	if err == nil {
 		t.Fatal("LookupLibrary(leftpad) succeeded")
 	}
-	for _, want := range []string{`"leftpad"`, "numpy", "MDAnalysis", "torch", "--packages"} {
+	for _, want := range []string{`"leftpad"`, "numpy", "MDAnalysis", "torch", "python3-boltons"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
 	}
 }
 
-// TestCatalogue checks that the catalogue covers the libraries novelapi
-// builds environments for, with Debian package names and import/distribution names filled in.
+// TestCatalogue checks that the catalogue covers the curated libraries and
+// the wide preset, with Debian package names filled in.
 func TestCatalogue(t *testing.T) {
 	need := []string{"numpy", "scipy", "pandas", "django", "flask", "sqlalchemy", "httpx", "pydantic", "fastapi",
 		"astropy", "ase", "rdkit", "MDAnalysis", "pymatgen", "networkx", "torch", "sympy", "matplotlib"}
+	wide, ok := debenv.Preset("wide")
+	if !ok {
+		t.Fatal("no preset wide")
+	}
+	need = append(need, wide...)
 	have := map[string]bool{}
 	for _, l := range debenv.Catalogue() {
 		if have[strings.ToLower(l.Name)] {
 			t.Errorf("duplicate library %s", l.Name)
 		}
 		have[strings.ToLower(l.Name)] = true
-		if len(l.Packages) == 0 || l.Import == "" || l.Dist == "" {
+		if len(l.Packages) == 0 {
 			t.Errorf("incomplete entry %+v", l)
 		}
 		for _, p := range l.Packages {
@@ -76,5 +79,18 @@ func TestCatalogue(t *testing.T) {
 	c[0].Packages[0] = "changed"
 	if debenv.Catalogue()[0].Packages[0] == "changed" {
 		t.Error("Catalogue shares its package slices with the caller")
+	}
+}
+
+func TestExpandLibraries(t *testing.T) {
+	got, err := debenv.ExpandLibraries([]string{"boltons", "@sci", " SciPy", "", "@wide"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 17 || !slices.Equal(got[:4], []string{"boltons", "numpy", "scipy", "pandas"}) || got[16] != "torch" {
+		t.Errorf("ExpandLibraries = %v; want boltons, the 3 of @sci, then the 13 other of @wide", got)
+	}
+	if _, err := debenv.ExpandLibraries([]string{"@nope"}); err == nil || !strings.Contains(err.Error(), "@sci, @wide") {
+		t.Errorf("unknown preset: %v", err)
 	}
 }

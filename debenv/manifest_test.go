@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,19 +102,22 @@ func TestEnvironmentManifest(t *testing.T) {
 				}
 			}
 			for lib, prefix := range tt.want {
-				l, err := debenv.LookupLibrary(lib)
-				if err != nil {
-					t.Fatal(err)
+				il, ok := m.Library(lib)
+				if !ok {
+					t.Fatalf("manifest records no details of %s (rebuild with `novelapi env build`)", lib)
 				}
 				got := m.Versions[lib]
-				if !strings.HasPrefix(got, prefix) {
-					t.Errorf("%s version = %q; want %s*", lib, got, prefix)
+				if !strings.HasPrefix(got, prefix) || il.Version != got {
+					t.Errorf("%s version = %q (details %q); want %s*", lib, got, il.Version, prefix)
 				}
-				if real := distVersion(t, e.Root, l.Dist); real != got {
+				if il.Dist != lib || il.Import != lib || !slices.Equal(il.Imports, []string{lib}) || il.Error != "" {
+					t.Errorf("%s details = %+v; want dist, import and imports %s, no error", lib, il, lib)
+				}
+				if real := distVersion(t, e.Root, il.Dist); real != got {
 					t.Errorf("%s: manifest says %s, installed metadata says %s", lib, got, real)
 				}
-				if deb := m.Packages[l.Packages[0]]; !strings.Contains(deb, got) {
-					t.Errorf("%s: Debian package %s %s does not carry version %s", lib, l.Packages[0], deb, got)
+				if deb := m.Packages[il.Packages[0]]; !strings.Contains(deb, got) {
+					t.Errorf("%s: Debian package %s %s does not carry version %s", lib, il.Packages[0], deb, got)
 				}
 			}
 			for _, d := range []string{"job", "out", "tmp"} {
@@ -128,16 +132,23 @@ func TestEnvironmentManifest(t *testing.T) {
 	}
 }
 
-// TestProbeVersions runs the build's version probe (Python inside the
-// environment, under bwrap) and compares it with the manifest.
-func TestProbeVersions(t *testing.T) {
+// TestProbe runs the build's probe (Python inside the environment, under
+// bwrap) on the real trixie-sci root filesystem: distribution and import
+// names come from the packages' own files (numpy ships neither
+// top_level.txt nor RECORD, pandas an egg-info with top_level.txt,
+// python3-dateutil a dist-info named python_dateutil), and the libraries
+// that cannot load say why while the others are read.
+func TestProbe(t *testing.T) {
 	e := storeEnv(t, "trixie-sci")
-	var libs []debenv.Library
-	for _, n := range []string{"numpy", "scipy"} {
-		l, _ := debenv.LookupLibrary(n)
-		libs = append(libs, l)
+	libs := []debenv.Library{
+		{Name: "numpy", Packages: []string{"python3-numpy"}},
+		{Name: "pandas", Packages: []string{"python3-pandas"}},
+		{Name: "dateutil", Packages: []string{"python3-dateutil"}},
+		{Name: "tzdata", Packages: []string{"tzdata"}},
+		{Name: "boltons", Packages: []string{"python3-boltons"}},
+		{Name: "scipy", Packages: []string{"python3-scipy"}, Import: "scipy.nonexistent"},
 	}
-	py, versions, err := debenv.ProbeVersions(t, e.Root, libs)
+	py, got, err := debenv.Probe(t, e.Root, libs)
 	if err != nil {
 		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") != "1" && errors.Is(err, sandbox.ErrUnavailable) {
 			t.Skipf("SKIPPING: bwrap unavailable: %v", err)
@@ -147,9 +158,28 @@ func TestProbeVersions(t *testing.T) {
 	if py != e.Manifest.Python {
 		t.Errorf("probe python %q; manifest %q", py, e.Manifest.Python)
 	}
-	for _, l := range libs {
-		if versions[l.Name] != e.Manifest.Versions[l.Name] {
-			t.Errorf("%s: probe %q; manifest %q", l.Name, versions[l.Name], e.Manifest.Versions[l.Name])
-		}
+	tests := []struct {
+		lib, dist, version, imp, err string
+	}{
+		{"numpy", "numpy", e.Manifest.Versions["numpy"], "numpy", ""},
+		{"pandas", "pandas", e.Manifest.Versions["pandas"], "pandas", ""},
+		{"dateutil", "python-dateutil", e.Manifest.Packages["python3-dateutil"][:5], "dateutil", ""},
+		{"tzdata", "", "", "", "package tzdata installs no Python module"},
+		{"boltons", "", "", "", "package python3-boltons is not installed"},
+		{"scipy", "scipy", e.Manifest.Versions["scipy"], "scipy.nonexistent", "import scipy.nonexistent: ModuleNotFoundError"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lib, func(t *testing.T) {
+			r := got[tt.lib]
+			if r.Dist != tt.dist || !strings.HasPrefix(r.Version, tt.version) || r.Import != tt.imp {
+				t.Errorf("%s = %+v; want dist %q, version %q*, import %q", tt.lib, r, tt.dist, tt.version, tt.imp)
+			}
+			if tt.err == "" && r.Error != "" || !strings.Contains(r.Error, tt.err) {
+				t.Errorf("%s error = %q; want %q", tt.lib, r.Error, tt.err)
+			}
+			if tt.err == "" && (len(r.Imports) == 0 || r.Imports[0] != tt.imp) {
+				t.Errorf("%s imports = %v; want %s first", tt.lib, r.Imports, tt.imp)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -41,17 +42,15 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 			if library == "" {
 				return usagef("discover: --library is required (e.g. --library numpy)")
 			}
-			lib, err := debenv.LookupLibrary(library)
-			if err != nil {
-				return usagef("discover: %v", err)
-			}
 			store := debenv.OpenStore(g.home)
-			cfg := bundles.DiscoverConfig{Library: lib.Name, Import: lib.Import, Dist: lib.Dist, Diff: diff, Logger: g.log}
-			if cfg.NewEnv, err = envWithLibrary(store, newEnv, lib); err != nil {
+			env, lib, err := envWithLibrary(store, newEnv, library)
+			if err != nil {
 				return err
 			}
+			cfg := bundles.DiscoverConfig{Library: lib.Name, Import: lib.Import, Dist: lib.Dist, Diff: diff, Logger: g.log}
+			cfg.NewEnv = env
 			if !noOld {
-				if cfg.OldEnv, err = envWithLibrary(store, oldEnv, lib); err != nil {
+				if cfg.OldEnv, _, err = envWithLibrary(store, oldEnv, library); err != nil {
 					return err
 				}
 			}
@@ -106,21 +105,39 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// envWithLibrary opens environment name and checks that its manifest lists
-// lib (when the manifest lists libraries at all).
-func envWithLibrary(store *debenv.Store, name string, lib debenv.Library) (*sandbox.Environment, error) {
+// envWithLibrary opens environment name and returns library as the
+// environment holds it: its name, import and distribution names as read
+// from its packages inside the environment (sandbox.Manifest.Installed).
+// A manifest from before those were recorded falls back to the catalogue.
+// A library the environment lacks, or that does not load in it, is an
+// error saying so.
+func envWithLibrary(store *debenv.Store, name, library string) (*sandbox.Environment, sandbox.InstalledLibrary, error) {
 	env, err := store.Get(name)
 	if err != nil {
-		return nil, err
+		return nil, sandbox.InstalledLibrary{}, err
 	}
 	m := env.Manifest
+	if il, ok := m.Library(library); ok {
+		if il.Error != "" {
+			return nil, il, fmt.Errorf("library %s does not load in environment %s (%s): %s", il.Name, name, m.Suite, il.Error)
+		}
+		return env, il, nil
+	}
+	if len(m.Installed) > 0 {
+		return nil, sandbox.InstalledLibrary{}, fmt.Errorf("environment %s lacks library %s (it has: %s); build one with `novelapi env build --libraries %s`",
+			name, library, strings.Join(m.Libraries, ", "), library)
+	}
+	lib, err := debenv.LookupLibrary(library)
+	if err != nil {
+		return nil, sandbox.InstalledLibrary{}, usagef("discover: %v", err)
+	}
 	if len(m.Libraries) > 0 && !slices.ContainsFunc(m.Libraries, func(s string) bool { return strings.EqualFold(s, lib.Name) }) {
 		if _, ok := m.Versions[lib.Name]; !ok {
-			return nil, fmt.Errorf("environment %s lacks library %s (it has: %s); build one with `novelapi env build`",
+			return nil, sandbox.InstalledLibrary{}, fmt.Errorf("environment %s lacks library %s (it has: %s); build one with `novelapi env build`",
 				name, lib.Name, strings.Join(m.Libraries, ", "))
 		}
 	}
-	return env, nil
+	return env, sandbox.InstalledLibrary{Name: lib.Name, Packages: lib.Packages, Import: cmp.Or(lib.Import, lib.Name), Version: m.Versions[lib.Name]}, nil
 }
 
 func printDiscoverSummary(w io.Writer, s bundles.Summary, out string) {

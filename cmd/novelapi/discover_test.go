@@ -32,6 +32,9 @@ func fakeEnv(t *testing.T, home, name, manifest string) {
 func TestDiscoverCmd_BadInput(t *testing.T) {
 	home := t.TempDir()
 	fakeEnv(t, home, "only-scipy", `{"name":"only-scipy","suite":"trixie","libraries":["scipy"],"versions":{"scipy":"1.15.3"}}`)
+	fakeEnv(t, home, "sid-two", `{"name":"sid-two","suite":"sid","libraries":["scipy","torch"],"versions":{"scipy":"1.17.1"},
+		"installed":[{"name":"scipy","packages":["python3-scipy"],"dist":"scipy","imports":["scipy"],"import":"scipy","version":"1.17.1"},
+		{"name":"torch","packages":["python3-torch"],"dist":"torch","imports":["torch"],"import":"torch","version":"2.14.1","error":"import torch: ImportError: libgomp.so.1"}]}`)
 	tests := []struct {
 		name     string
 		args     []string
@@ -39,7 +42,11 @@ func TestDiscoverCmd_BadInput(t *testing.T) {
 		wantErr  string
 	}{
 		{"NoLibrary", []string{"discover"}, 2, "--library is required"},
-		{"UnknownLibrary", []string{"discover", "--library", "nosuchlib"}, 2, `unknown library "nosuchlib"`},
+		{"UnknownLibrary", []string{"discover", "--library", "nosuchlib", "--new-env", "only-scipy", "--no-old"}, 2, `unknown library "nosuchlib"`},
+		{"EnvLacksPackageLibrary", []string{"discover", "--library", "boltons", "--new-env", "sid-two", "--no-old"}, 1,
+			"environment sid-two lacks library boltons (it has: scipy, torch)"},
+		{"LibraryDoesNotLoad", []string{"discover", "--library", "torch", "--new-env", "sid-two", "--no-old"}, 1,
+			"library torch does not load in environment sid-two (sid): import torch: ImportError"},
 		{"UnknownEnv", []string{"discover", "--library", "numpy", "--new-env", "nope", "--no-old"}, 1, `unknown environment "nope"`},
 		{"EnvLacksLibrary", []string{"discover", "--library", "numpy", "--new-env", "only-scipy", "--no-old"}, 1,
 			"environment only-scipy lacks library numpy"},
