@@ -104,7 +104,7 @@ func Key(suite string, packages []string) string {
 
 // Build builds the environment cfg describes and returns it: `debootstrap
 // --variant=minbase` of the suite's base system, then apt inside it
-// installs python3 and the requested packages (docs/sandbox.md §4.5). apt
+// installs python3 and the requested packages (docs/environments.md §2). apt
 // resolves dependencies that only a virtual package satisfies, which
 // debootstrap's --include cannot; for experimental it takes each requested
 // package that experimental has from experimental (PKG/experimental) and
@@ -223,6 +223,16 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 	if err != nil {
 		return nil, fmt.Errorf("create .deb cache: %w", err)
 	}
+
+	// debootstrap and apt of two builds must not share a .deb cache at
+	// once (apt holds its archives lock for the whole install).
+	unlockCache, err := lockFile(ctx, filepath.Join(debCache, ".novelapi.lock"), func() {
+		log.Info("waiting for another build of the same suite (they share the .deb cache)", "env", name, "cache", debCache)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock .deb cache %s: %w", debCache, err)
+	}
+	defer unlockCache()
 
 	start := time.Now()
 	log.Info("building environment", "env", name, "suite", cfg.Suite, "packages", strings.Join(pkgs, ","), "mirror", mirror)
@@ -507,9 +517,22 @@ func (s *Store) swapIn(tmp, name string) error {
 // lock takes the exclusive lock Dir/.NAME.lock, waiting while another
 // process holds it, and returns its release function.
 func (s *Store) lock(ctx context.Context, name string, log *slog.Logger) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.Dir, "."+name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockFile(ctx, filepath.Join(s.Dir, "."+name+".lock"), func() {
+		log.Info("waiting for another build or removal of the same environment", "env", name)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("lock environment %s: %w", name, err)
+	}
+	return unlock, nil
+}
+
+// lockFile takes the exclusive lock on the file path (created if missing),
+// calling waiting once if another process holds it, and returns its
+// release function. It gives up when ctx ends.
+func lockFile(ctx context.Context, path string, waiting func()) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
 	}
 	warned := false
 	for {
@@ -519,10 +542,10 @@ func (s *Store) lock(ctx context.Context, name string, log *slog.Logger) (func()
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("lock environment %s: %w", name, err)
+			return nil, err
 		}
 		if !warned {
-			log.Info("waiting for another build or removal of the same environment", "env", name)
+			waiting()
 			warned = true
 		}
 		select {

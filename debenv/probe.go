@@ -34,9 +34,9 @@ type probeResult struct {
 
 // probeEnvironment runs py/envprobe.py inside the root filesystem root with
 // the bwrap backend (read-only root, no network, cleared environment) and
-// returns what it reports: the Python version and, per library, the
-// distribution, import names and version read from its packages' files and
-// whether it imports. When one run for all libraries dies (an import that
+// returns what it reports (docs/environments.md §4): the Python version and,
+// per library, the distribution, import names and version read from its
+// packages' files and whether it imports. When one run for all libraries dies (an import that
 // crashes the interpreter), each library is probed on its own, and one
 // whose run dies is reported with the exit status and the end of stderr,
 // so the others are still read.

@@ -38,7 +38,8 @@ func (e *NotPythonError) Error() string {
 		e.Name, e.Suite, e.Package)
 }
 
-// ResolveLibraries turns library names into libraries of a suite whose
+// ResolveLibraries turns library names into libraries (docs/environments.md
+// §3) of a suite whose
 // Packages indexes are indexes (several for an overlay: experimental and
 // sid; a package is found when any index has it). Names are expanded with
 // [ExpandLibraries] first. Each name is, in order of preference:

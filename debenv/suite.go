@@ -6,7 +6,7 @@ import (
 )
 
 // suites are the Debian suites environments can be built from
-// (docs/sandbox.md §4.5). experimental is an overlay: a sid system that
+// (docs/environments.md §1). experimental is an overlay: a sid system that
 // takes only the requested packages from experimental (and what they need
 // from it), everything else from sid.
 var suites = []string{"bookworm", "trixie", "sid", "experimental"}
