@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/sandbox"
@@ -75,6 +76,7 @@ func TestEnvironmentManifest(t *testing.T) {
 	}{
 		{"trixie-sci", "trixie", "3.13.", map[string]string{"numpy": "2.2.", "scipy": "1.15.", "pandas": "2.2."}},
 		{"bookworm-sci", "bookworm", "3.11.", map[string]string{"numpy": "1.24.", "scipy": "1.10.", "pandas": "1.5."}},
+		{"sid-onnx", "sid", "3.14.", map[string]string{"numpy": "2.4.", "onnxruntime": "1.23"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
@@ -127,6 +129,12 @@ func TestEnvironmentManifest(t *testing.T) {
 			}
 			if m, _ := filepath.Glob(filepath.Join(e.Root, "var/lib/apt/lists/*Packages*")); len(m) > 0 {
 				t.Errorf("apt lists left in the root filesystem: %v", m)
+			}
+			if tt.suite == "sid" {
+				if !slices.Equal(m.AptOptions, []string{"Acquire::Check-Valid-Until=false"}) ||
+					len(m.Sources) != 1 || !strings.HasSuffix(m.Sources[0], " sid main") {
+					t.Errorf("sid manifest: apt options %v, sources %v; want Check-Valid-Until=false and sid's line", m.AptOptions, m.Sources)
+				}
 			}
 		})
 	}
@@ -181,5 +189,38 @@ func TestProbe(t *testing.T) {
 				t.Errorf("%s imports = %v; want %s first", tt.lib, r.Imports, tt.imp)
 			}
 		})
+	}
+}
+
+// TestSidOnnx checks the sid traps on a real sid environment with
+// python3-onnxruntime: its dependency libre2-11-absl20260526 is a virtual
+// package only libre2-11 provides (debootstrap's --include cannot resolve
+// it; apt inside the new system does), and onnxruntime aborts at import
+// without /proc, which every sandbox run mounts.
+func TestSidOnnx(t *testing.T) {
+	e := storeEnv(t, "sid-onnx")
+	if e.Manifest.Packages["libre2-11"] == "" {
+		t.Error("libre2-11 (provider of libre2-11-absl20260526) not installed")
+	}
+	runner, err := sandbox.NewBwrap(sandbox.BwrapConfig{})
+	if err != nil {
+		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") != "1" && errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("SKIPPING: bwrap unavailable: %v", err)
+		}
+		t.Fatal(err)
+	}
+	res, err := runner.Run(t.Context(), sandbox.Spec{
+		Environment: e,
+		Argv: []string{"python3", "-I", "-c",
+			"import onnxruntime as ort; print(ort.__version__, ort.get_device(), ','.join(ort.get_available_providers()))"},
+		Limits: sandbox.Limits{Wall: 2 * time.Minute, Memory: 2 << 30, PIDs: 256},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSpace(string(res.Stdout))
+	if res.ExitCode != 0 || !strings.HasPrefix(out, e.Manifest.Versions["onnxruntime"]+" CPU") || !strings.Contains(out, "CPUExecutionProvider") {
+		t.Errorf("import onnxruntime: exit %d, stdout %q, stderr %q; want its version, CPU and CPUExecutionProvider",
+			res.ExitCode, out, res.Stderr)
 	}
 }
