@@ -71,20 +71,12 @@ func TestCheckReferences_ArenaNoTargetCall(t *testing.T) {
 	}
 }
 
-// PriCoder- and HumanEval-style references pass with the spy on every
-// required API (real numpy/scipy APIs) and with the spy off.
-func TestCheckReferences_PriCoderHumanEval(t *testing.T) {
+// PriCoder-style references pass with the spy on every required API
+// (real numpy/scipy APIs).
+func TestCheckReferences_PriCoder(t *testing.T) {
 	sandboxtest.Env(t, "trixie-sci")
 	_, tasks := importPriCoder(t)
-	out := t.TempDir()
-	if _, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", out, importers.HumanEvalConfig{}); err != nil {
-		t.Fatal(err)
-	}
-	he, err := importers.LoadPool(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAll(t, append(tasks, he...))
+	checkAll(t, tasks)
 }
 
 // bwrapOnly selects the bwrap backend unless the environment names one:

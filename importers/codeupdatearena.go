@@ -322,7 +322,7 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 		test.WriteString("\n" + strings.TrimRight(ut, " \n") + "\n")
 		if m := defName.FindStringSubmatch(ut); m != nil {
 			calls = append(calls, m[1]+"()")
-			units = append(units, strings.TrimRight(ut, " \n")+"\n\n"+m[1]+"()\n")
+			units = append(units, ut+"\n"+m[1]+"()")
 		}
 	}
 	test.WriteString("\n" + strings.Join(calls, "\n") + "\n")
@@ -347,7 +347,28 @@ func arenaTask(u ArenaUpdate, ex ArenaExample, api, env string, timeout float64)
 		Novelty: novelty, Environment: env, EntryPoint: entry, TimeoutS: timeout, Generator: "import:codeupdatearena",
 		SpyScope: scope, HiddenSetup: arenaHiddenSetup(u, ex, api), BundleVersion: u.UpdateID, Origin: ArenaOrigin, Group: u.Package,
 	}
-	return &Task{Task: et, UnitTests: units}
+	return &Task{Task: et, OriginalPrefix: arenaOriginalPrefix(u, ex, api), UnitTests: units}
+}
+
+// arenaOriginalPrefix is the original test bed's program before a unit
+// test (CodeUpdateArena src/test_beds/test_bed.py check_unit_tests, joined
+// with "\n" by src/utils/code.py concat_and_exec): the imports and the
+// implementation each between wrap_code_in_short_comment's markers, the
+// update statements, the solution.
+func arenaOriginalPrefix(u ArenaUpdate, ex ArenaExample, api string) string {
+	imports := ex.Imports
+	if len(imports) == 0 {
+		imports = u.Imports
+	}
+	wrap := func(code, comment string) string {
+		return "########## Start: " + comment + " ##########\n" + code + "\n##########  End : " + comment + " ##########"
+	}
+	return strings.Join([]string{
+		wrap(strings.Join(imports, "\n"), "Import statement(s)"),
+		wrap(u.Implementation, "Updated API implementation"),
+		enforceStatements(u, api),
+		ex.RefSolution,
+	}, "\n")
 }
 
 // writeStats writes import.json into out.

@@ -3,6 +3,7 @@ package importers_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/novelapi/novelapi/debenv"
@@ -72,10 +73,9 @@ func TestEvalRun_ArenaReferences(t *testing.T) {
 	}
 }
 
-// The toy PriCoder pool (two required APIs per task) and the HumanEval
-// pool run through the harness: PriCoder's measures are filled, recall
-// included, and the HumanEval results say the spy was off.
-func TestEvalRun_PriCoderHumanEval(t *testing.T) {
+// The toy PriCoder pool (two required APIs per task) runs through the
+// harness: PriCoder's measures are filled, recall included.
+func TestEvalRun_PriCoder(t *testing.T) {
 	sandboxtest.Env(t, "trixie-sci")
 	pdir, _ := importPriCoder(t)
 	by, sum := evalPool(t, pdir, func(*pool.Task) bool { return true })
@@ -96,17 +96,61 @@ func TestEvalRun_PriCoderHumanEval(t *testing.T) {
 			*sum.RequiredAPIRecall, *sum.TargetInvocationRate, *sum.NonexistentCallRate, *sum.SignatureErrorRate, sum.PassAtK["1"], sum.ExecAtK["1"])
 	}
 
-	hdir := t.TempDir()
-	if _, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", hdir, importers.HumanEvalConfig{Environment: "trixie-sci"}); err != nil {
-		t.Fatal(err)
+}
+
+// APICoder's pools, originals and renamed, in the environment closest to
+// the pandas and numpy they were written for (Debian bookworm: pandas 1.5,
+// numpy 1.24): every reference passes through the harness exactly when the
+// pool's own program (prompt + completion + "\n" + test + "\n" + check
+// call, run as plain Python) passes, and the references that fail, fail
+// for the dataset's reasons: PandasEval/32's test takes a parameter that
+// check() does not pass, NumpyEval/97 calls np.alen (removed in numpy
+// 1.23), and the renamed solutions of /32 and /97 name a real-library name,
+// which the harness's translation turns into "error!".
+func TestEvalRun_APICoderMatchesOriginalHarness(t *testing.T) {
+	sandboxtest.Env(t, "bookworm-sci")
+	bwrapOnly(t)
+	wantFail := map[string]string{"he_PandasEval_32": "TypeError", "he_NumpyEval_97": "AttributeError"}
+	for _, name := range []string{"pandas", "monkey", "numpy", "beatnum"} {
+		t.Run(name, func(t *testing.T) {
+			dir, tasks := importAPICoder(t, name, "bookworm-sci")
+			var list []*importers.Task
+			for _, tk := range tasks {
+				list = append(list, tk)
+			}
+			checks, err := importers.CheckReferences(t.Context(), list, importers.CheckConfig{
+				Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()), Workers: 2,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			by, _ := evalPool(t, dir, func(*pool.Task) bool { return true })
+			for _, c := range checks {
+				r := by[c.TaskID]
+				if c.InfraError != "" || r.Passed != c.Original.Passed || c.Monitor.Passed != c.Original.Passed {
+					t.Errorf("%s: harness passed %v (%s %s), original %+v, monitored %+v, infra %q",
+						c.TaskID, r.Passed, r.Status, r.Error, c.Original, c.Monitor, c.InfraError)
+					continue
+				}
+				exc, fails := wantFail[c.TaskID]
+				if (name == "monkey" || name == "beatnum") && fails {
+					exc = "SyntaxError" // the solution names a real-library name: "error!"
+				}
+				if c.Original.Passed == fails || (fails && !strings.HasPrefix(c.Original.Reason, exc+":")) {
+					t.Errorf("%s: original %+v; want passed %v (%s)", c.TaskID, c.Original, !fails, exc)
+				}
+			}
+		})
 	}
-	by, sum = evalPool(t, hdir, func(*pool.Task) bool { return true })
-	for id, r := range by {
-		if !r.Passed || !r.SpyOff {
-			t.Errorf("%s: passed %v spy_off %v: %s", id, r.Passed, r.SpyOff, r.Error)
-		}
-	}
-	if sum.SpyOffTasks != len(by) || sum.TargetInvocationRate != nil {
-		t.Errorf("HumanEval summary: spy_off_tasks %d of %d, invocation rate %v; want all, nil", sum.SpyOffTasks, len(by), sum.TargetInvocationRate)
+}
+
+// A PriCoder-style module task (no function) passes through the harness
+// with its required API called by the completion itself.
+func TestEvalRun_PriCoderModule(t *testing.T) {
+	sandboxtest.Env(t, "bookworm-sci")
+	dir, tk := importPriCoderModule(t)
+	by, _ := evalPool(t, dir, func(*pool.Task) bool { return true })
+	if r := by[tk.TaskID]; !r.Passed || !r.TargetCalled {
+		t.Errorf("%s: passed %v target called %v: %s %s", tk.TaskID, r.Passed, r.TargetCalled, r.Status, r.Error)
 	}
 }

@@ -1,9 +1,9 @@
 package importers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/novelapi/novelapi/internal/jsonl"
@@ -11,14 +11,45 @@ import (
 )
 
 // A HumanEvalRecord is one line of a HumanEval-style pool (Chen et al.
-// 2021, openai/human-eval data format).
+// 2021, openai/human-eval data format; APICoder's PandasEval, NumpyEval,
+// MonkeyEval and BeatNumEval use the same fields).
 type HumanEvalRecord struct {
-	TaskID            string `json:"task_id"`
-	Prompt            string `json:"prompt"`             // imports, then "def <entry_point>(...):" and its docstring
-	CanonicalSolution string `json:"canonical_solution"` // the body that completes Prompt
-	Test              string `json:"test"`               // defines check(candidate)
-	EntryPoint        string `json:"entry_point"`
+	TaskID string `json:"task_id"`
+	// Prompt is the code a completion continues: imports, helpers, then
+	// "def <entry_point>(...):" and its docstring, or, without a function,
+	// module code that may stop in the middle of a statement (`new_df = `).
+	Prompt string `json:"prompt"`
+	// CanonicalSolution is the text that completes Prompt: a string, or
+	// (APICoder) a list of alternatives, of which the first is the reference.
+	CanonicalSolution Solutions `json:"canonical_solution"`
+	Test              string    `json:"test"` // defines check(candidate), or check() without an entry point
+	// EntryPoint names the function check receives; "none" (APICoder) means
+	// the prompt defines none and the test runs check().
+	EntryPoint string `json:"entry_point"`
 }
+
+// Solutions is a canonical solution given as one string or as a list of
+// alternatives (APICoder's pools).
+type Solutions []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (s *Solutions) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = Solutions{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("canonical_solution is neither a string nor a list of strings")
+	}
+	*s = many
+	return nil
+}
+
+// NoEntryPoint is the entry_point of APICoder's tasks without a function:
+// the harness calls check() with no argument.
+const NoEntryPoint = "none"
 
 // HumanEvalConfig configures [ImportHumanEval]. The zero value works.
 type HumanEvalConfig struct {
@@ -27,25 +58,56 @@ type HumanEvalConfig struct {
 	// Environment is the environment the tasks name; "" means
 	// evalharness.DefaultEnvironment.
 	Environment string
+	// Original and Keywords import a renamed pool (APICoder's MonkeyEval,
+	// BeatNumEval): Original is the pool it renames (PandasEval,
+	// NumpyEval; the same task ids) and Keywords its keyword table
+	// ([ReadKeywordTable]). The original harness runs the original
+	// record's prompt and test with the renamed completion translated back
+	// ([KeywordTable.ConvertBack]); both or neither must be set.
+	Original, Keywords string
 }
 
 // HumanEvalOrigin is Task.Origin of imported HumanEval-style tasks.
 const HumanEvalOrigin = "humaneval"
 
-var checkCall = regexp.MustCompile(`(?m)^check\(`)
-
-// ImportHumanEval reads a HumanEval-style pool at path and writes tasks
-// into out with the spy requirement off (spy_required false, api_name
-// empty): pass means the pool's tests pass, so the harness serves as a
-// general executor. Each task's context is the prompt's lines before the
-// entry point's def (its imports), its description the prompt, its
-// reference the prompt plus the canonical solution, and its test the
-// pool's test followed by check(<entry_point>), as openai/human-eval runs
-// it. No bundles are written (the pool names no API).
+// ImportHumanEval reads a HumanEval-style pool at path (JSONL, or gzipped
+// JSONL when the name ends in .gz) and writes tasks into out with the spy
+// requirement off (spy_required false, api_name empty): pass means the
+// pool's tests pass, so the harness serves as a general executor. No
+// bundles are written (the pool names no API).
+//
+// The tasks run the program the pool's own harness runs
+// (openai/human-eval execution.py; APICoder private_eval/execution.py):
+// prompt + completion + "\n" + test + "\n" + "check(<entry_point>)", or
+// "check()" for entry_point "none". The prompt is cut where the completion's
+// code starts ([splitPrompt]): what comes before is the context, kept
+// verbatim; the reference (masked_region) is the rest of the prompt
+// followed by the canonical solution, joined exactly; the execution test is
+// the test and the check call. docs/importers.md has the field table.
 func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 	recs, err := readRecords[HumanEvalRecord](path)
 	if err != nil {
 		return Stats{}, err
+	}
+	if (cfg.Original == "") != (cfg.Keywords == "") {
+		return Stats{}, errors.New("importers: a renamed pool needs both the original pool and the keyword table")
+	}
+	var (
+		originals map[string]HumanEvalRecord
+		table     KeywordTable
+	)
+	if cfg.Original != "" {
+		if table, err = ReadKeywordTable(cfg.Keywords); err != nil {
+			return Stats{}, err
+		}
+		orig, err := readRecords[HumanEvalRecord](cfg.Original)
+		if err != nil {
+			return Stats{}, err
+		}
+		originals = make(map[string]HumanEvalRecord, len(orig))
+		for _, r := range orig {
+			originals[r.TaskID] = r
+		}
 	}
 	lib := cfg.Library
 	if lib == "" {
@@ -57,15 +119,23 @@ func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 		seen     = map[string]bool{}
 	)
 	for i, r := range recs {
-		if r.TaskID == "" || r.EntryPoint == "" || strings.TrimSpace(r.Test) == "" {
-			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: errors.New("record needs task_id, entry_point and test")}
+		if r.TaskID == "" || r.EntryPoint == "" || strings.TrimSpace(r.Test) == "" || len(r.CanonicalSolution) == 0 {
+			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: errors.New("record needs task_id, entry_point, canonical_solution and test")}
 		}
 		id := "he_" + safeID(r.TaskID)
 		if seen[id] {
 			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("duplicate task id %q", id)}
 		}
 		seen[id] = true
-		t := executorTask(id, lib, cfg.Environment, r.Prompt, r.Prompt, r.CanonicalSolution, r.Test, r.EntryPoint)
+		run, solution := r, r.CanonicalSolution[0]
+		if originals != nil {
+			o, ok := originals[r.TaskID]
+			if !ok {
+				return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("task %q is not in the original pool %s", r.TaskID, cfg.Original)}
+			}
+			run, solution = o, table.ConvertBack(solution)
+		}
+		t := humanEvalTask(id, lib, cfg.Environment, r.Prompt, run, solution, table)
 		t.Origin, t.Group = HumanEvalOrigin, lib
 		tasks = append(tasks, t)
 		expected = append(expected, noRecords(t.Task, HumanEvalOrigin))
@@ -77,56 +147,40 @@ func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 	return st, writeStats(out, st)
 }
 
-// executorTask builds a task from a HumanEval-shaped record: the reference
-// is prompt + solution, the context the prompt's lines before its last
-// top-level def, the test the given test plus check(entry) unless the test
-// already calls check. apis empty means no spy.
-func executorTask(id, lib, env, description, prompt, solution, test, entry string, apis ...string) *Task {
-	ref := strings.TrimRight(prompt, "\n") + "\n" + strings.TrimRight(solution, " \n") + "\n"
-	if strings.Contains(solution, "def "+entry+"(") {
-		ref = strings.TrimRight(solution, " \n") + "\n" // the solution is a whole function
+// checkCall returns the call the HumanEval-style harness appends after the
+// test: check(<entry>), or check() when the pool has no entry point.
+func checkCall(entry string) string {
+	if entry == "" || entry == NoEntryPoint {
+		return "check()"
 	}
-	ctx := importsBefore(prompt)
-	run := strings.TrimRight(test, " \n") + "\n"
-	if !checkCall.MatchString(test) && strings.Contains(test, "def check(") {
-		run += "\ncheck(" + entry + ")\n"
-	}
-	et := &pool.Task{
-		TaskID: id, Library: lib, Description: strings.TrimSpace(description),
-		ContextCode: ctx, MaskedRegion: ref, ReferenceSolution: joinParts(ctx, ref),
-		EntryPoint: entry, Environment: env, Generator: "import:" + lib,
-	}
-	if len(apis) == 0 {
-		off := false
-		et.SpyRequired = &off
-		et.TestHarness = pool.TestHarness{ExecutionTest: run, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1}
-	} else {
-		et.APIName, et.SpyAPIs, et.SpyScope = apis[0], apis[1:], pool.SpyScopeEntryPoint
-		et.TestHarness = pool.TestHarness{
-			SetupCode:     pool.StockMonitor(apis[0]),
-			ExecutionTest: CheckHead(apis[0]) + "\n" + run,
-			TargetAPI:     apis[0], GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1,
-		}
-	}
-	return &Task{Task: et, UnitTests: []string{run}}
+	return "check(" + entry + ")"
 }
 
-// importsBefore returns the lines of prompt before its last top-level def
-// (openai/human-eval's imports), trimmed.
-func importsBefore(prompt string) string {
-	locs := topDef.FindAllStringIndex(prompt, -1)
-	if len(locs) == 0 {
-		return ""
+// humanEvalTask builds the task of a HumanEval-style record without a
+// spy. run is the record whose prompt and test the harness runs and
+// solution the completion it runs them with (already translated back for a
+// renamed pool); shown is the prompt the solver reads. For a renamed pool
+// (table non-nil) the shown prompt names the renamed library, which the
+// environment does not have: the context that runs is then the original's,
+// as a hidden setup, and the tasks carry the table.
+func humanEvalTask(id, lib, env, shown string, run HumanEvalRecord, solution string, table KeywordTable) *Task {
+	entry := run.EntryPoint
+	test := run.Test + "\n" + checkCall(entry)
+	ctx, rest := splitPrompt(run.Prompt, entry)
+	off := false
+	et := &pool.Task{
+		TaskID: id, Library: lib, Description: strings.TrimSpace(shown),
+		ContextCode: ctx, MaskedRegion: rest + solution, ReferenceSolution: run.Prompt + solution,
+		Environment: env, Generator: "import:" + lib, SpyRequired: &off,
+		TestHarness: pool.TestHarness{ExecutionTest: test, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1},
 	}
-	head := prompt[:locs[len(locs)-1][0]]
-	// Keep only import statements: helper functions defined in the prompt
-	// stay in the reference, which includes the whole prompt.
-	var keep []string
-	for _, l := range strings.Split(head, "\n") {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") {
-			keep = append(keep, t)
-		}
+	if entry != NoEntryPoint {
+		et.EntryPoint = entry
 	}
-	return strings.Join(keep, "\n")
+	t := &Task{Task: et, OriginalPrefix: run.Prompt + solution, UnitTests: []string{test}}
+	if table != nil {
+		et.HiddenSetup, et.ContextCode = ctx, ""
+		t.Keywords = table
+	}
+	return t
 }

@@ -3,6 +3,7 @@ package importers
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
@@ -53,9 +54,10 @@ const PriCoderOrigin = "pricoder"
 // per documented API (S from signature, M from docstring with grounding
 // "docstring", C from code) and one task per record: api_name is the first
 // API of api_list, spy_apis the others, so the monitor wraps every one of
-// them and a call to any counts (pool.Task.SpyAPIs); the execution
-// test is the deferred check around the record's test plus
-// check(<entry point>). Malformed lines fail with a *jsonl.ParseError;
+// them and a call to any counts (pool.Task.SpyAPIs). The program is the
+// module as written, prompt + canonical solution joined exactly, then the
+// record's test and, when the prompt defines a function, check(<entry
+// point>) as in HumanEval ([priCoderTask]). Malformed lines fail with a *jsonl.ParseError;
 // records whose api_list is empty or names an undocumented API are listed
 // in skipped.jsonl.
 func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
@@ -109,12 +111,11 @@ func ImportPriCoder(out string, cfg PriCoderConfig) (Stats, error) {
 			skipped = append(skipped, Skipped{Line: line, ID: r.ID, TaskID: id, Reason: "api_list names undocumented APIs: " + strings.Join(missing, ", ")})
 			continue
 		}
-		entry := entryPoint("", r.Prompt)
 		desc := strings.TrimSpace(r.Task)
 		if desc == "" {
 			desc = r.Prompt
 		}
-		t := executorTask(id, cfg.Library, cfg.Environment, desc, r.Prompt, r.CanonicalSolution, r.Test, entry, r.APIList...)
+		t := priCoderTask(id, cfg.Library, cfg.Environment, desc, r, r.APIList)
 		t.Domain = cfg.Domain
 		t.Origin, t.Group = PriCoderOrigin, cfg.Library
 		tasks = append(tasks, t)
@@ -158,3 +159,46 @@ func priCoderBundle(d PriCoderDoc, cfg PriCoderConfig) bundles.Bundle {
 	b.Provenance.Hash = b.ComputeHash()
 	return b
 }
+
+// priCoderTask builds the task of a PriCoder-style record. The prompt is
+// cut where the completion's code starts ([splitPrompt]); the reference is
+// the rest of the prompt followed by the canonical solution, joined
+// exactly. When the prompt defines a function, the test calls
+// check(<entry point>) and the spy counts the calls made inside it
+// (pool.SpyScopeEntryPoint, [CheckHead]); a prompt without a function is a
+// module whose code itself calls the APIs, so the spy counts the calls the
+// completion makes (the protocol's check block, pool.CheckBlock) and the
+// test runs after it as written, with check() when it defines a check
+// function.
+func priCoderTask(id, lib, env, description string, r PriCoderRecord, apis []string) *Task {
+	entry := entryPoint("", r.Prompt)
+	test := r.Test
+	switch {
+	case entry != "":
+		test += "\n" + checkCall(entry)
+	case checkDef.MatchString(r.Test):
+		test += "\n" + checkCall("")
+	}
+	ctx, rest := splitPrompt(r.Prompt, entry)
+	et := &pool.Task{
+		TaskID: id, Library: lib, Description: strings.TrimSpace(description),
+		ContextCode: ctx, MaskedRegion: rest + r.CanonicalSolution, ReferenceSolution: r.Prompt + r.CanonicalSolution,
+		EntryPoint: entry, Environment: env, Generator: "import:" + lib,
+		APIName: apis[0], SpyAPIs: apis[1:],
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor(apis[0]), TargetAPI: apis[0],
+			GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1,
+		},
+	}
+	if entry != "" {
+		et.SpyScope = pool.SpyScopeEntryPoint
+		et.TestHarness.ExecutionTest = CheckHead(apis[0]) + "\n" + test
+	} else {
+		et.SpyScope = pool.SpyScopeCompletion
+		et.TestHarness.ExecutionTest = pool.CheckBlock(apis[0]) + "\n" + test
+	}
+	return &Task{Task: et, OriginalPrefix: r.Prompt + r.CanonicalSolution, UnitTests: []string{test}}
+}
+
+// checkDef matches a test's top-level check function without parameters.
+var checkDef = regexp.MustCompile(`(?m)^def\s+check\s*\(\s*\)`)

@@ -60,39 +60,66 @@ func TestImportPriCoder(t *testing.T) {
 	}
 }
 
-func TestImportHumanEval(t *testing.T) {
-	out := t.TempDir()
-	st, err := importers.ImportHumanEval("testdata/humaneval/pool.jsonl", out, importers.HumanEvalConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Tasks != 2 || st.Bundles != 0 {
-		t.Fatalf("stats = %+v", st)
-	}
-	tasks, err := importers.LoadPool(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tk := range tasks {
-		if tk.SpyNeeded() || tk.APIName != "" {
-			t.Errorf("%s: spy required %v api %q; want the spy off", tk.TaskID, tk.SpyNeeded(), tk.APIName)
-		}
-		if err := tk.Validate(false); err != nil {
-			t.Errorf("task format: %v", err)
-		}
-	}
-	if got := tasks[1].ContextCode; got != "import math" {
-		t.Errorf("Toy/1 context = %q; want the prompt's imports", got)
-	}
-	if !strings.Contains(tasks[1].MaskedRegion, "def _half(") {
-		t.Errorf("Toy/1 reference lacks the prompt's helper:\n%s", tasks[1].MaskedRegion)
-	}
-}
-
 func TestImport_BadLine(t *testing.T) {
 	_, err := importers.ImportHumanEval("testdata/pricoder/docs.jsonl", t.TempDir(), importers.HumanEvalConfig{})
 	pe, ok := errorsAsParse(err)
 	if !ok || pe.Line != 1 || !strings.HasSuffix(pe.Path, "docs.jsonl") {
 		t.Errorf("err = %v; want a ParseError naming docs.jsonl line 1", err)
+	}
+}
+
+// importPriCoderModule imports NumpyEval/28 (APICoder), a task without a
+// function whose module code calls numpy.setxor1d, as a PriCoder-style
+// record requiring numpy.setxor1d.
+func importPriCoderModule(t testing.TB) (string, *importers.Task) {
+	t.Helper()
+	recs, _, err := jsonl.Read[importers.HumanEvalRecord]("testdata/apicoder/numpy_eval.jsonl", jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(recs, func(r importers.HumanEvalRecord) bool { return r.TaskID == "NumpyEval/28" })
+	if i < 0 {
+		t.Fatal("NumpyEval/28 is not in the sample")
+	}
+	r := recs[i]
+	in := t.TempDir()
+	tasks := filepath.Join(in, "tasks.jsonl")
+	docs := filepath.Join(in, "docs.jsonl")
+	if err := jsonl.Write(tasks, []importers.PriCoderRecord{{
+		ID: r.TaskID, Prompt: r.Prompt, CanonicalSolution: r.CanonicalSolution[0], Test: r.Test, APIList: []string{"numpy.setxor1d"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonl.Write(docs, []importers.PriCoderDoc{{
+		Qualname: "numpy.setxor1d", Signature: "(ar1, ar2, assume_unique=False)",
+		Docstring: "Find the set exclusive-or of two arrays.",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := importers.ImportPriCoder(out, importers.PriCoderConfig{TasksPath: tasks, DocsPath: docs, Library: "numpyeval", Environment: "bookworm-sci"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := importers.LoadPool(out)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("pool = %v, %v; want one task", got, err)
+	}
+	return out, got[0]
+}
+
+// A PriCoder-style prompt without a function is a module: the task is
+// valid (the spy counts the completion's own calls, the protocol's check
+// block), and its program is the module as written, then the test and
+// check().
+func TestImportPriCoder_Module(t *testing.T) {
+	_, tk := importPriCoderModule(t)
+	if err := tk.Validate(false); err != nil {
+		t.Fatalf("task format: %v", err)
+	}
+	if tk.SpyScope != "" || tk.EntryPoint != "" || !strings.Contains(tk.TestHarness.ExecutionTest, "assert _target_api_call_count[0] > 0") {
+		t.Errorf("scope %q entry %q test %q; want the completion scope and the check block", tk.SpyScope, tk.EntryPoint, head(tk.TestHarness.ExecutionTest, 200))
+	}
+	if !strings.HasPrefix(tk.MaskedRegion, "diff_arr = np.setxor1d(a, b)") || !strings.HasSuffix(tk.TestHarness.ExecutionTest, "\ncheck()") {
+		t.Errorf("masked %q, test ends %q", head(tk.MaskedRegion, 40), tail(tk.TestHarness.ExecutionTest, 20))
 	}
 }

@@ -232,17 +232,21 @@ func checkOne(ctx context.Context, t *Task, env *sandbox.Environment, script []b
 }
 
 // OriginalPrograms returns the programs the dataset's own harness runs for
-// t's reference, named after their unit test: hidden setup, context,
-// reference and one unit test with its call each.
+// t's reference, named after their unit test: OriginalPrefix, a newline and
+// one unit test each. Tasks imported without OriginalPrefix get hidden
+// setup, context, reference and the unit test joined as §4.1 joins parts.
 func OriginalPrograms(t *Task) [][2]string {
-	prefix := joinParts(t.HiddenSetup, t.ContextCode, t.MaskedRegion)
 	var out [][2]string
 	for i, ut := range t.UnitTests {
 		name := "test_" + strconv.Itoa(i)
 		if m := defName.FindStringSubmatch(ut); m != nil {
 			name = m[1]
 		}
-		out = append(out, [2]string{name, joinParts(prefix, ut)})
+		prog := t.OriginalPrefix + "\n" + ut
+		if t.OriginalPrefix == "" {
+			prog = joinParts(t.HiddenSetup, t.ContextCode, t.MaskedRegion, ut)
+		}
+		out = append(out, [2]string{name, prog})
 	}
 	return out
 }

@@ -15,15 +15,27 @@ import (
 // A Task is one imported task: the protocol's task record
 // (docs/protocol.md §1.3, [pool.Task], whose extension fields
 // carry the hidden setup, bundle version, origin, group and spy scope) plus
-// the dataset's unit tests for the original assembly of [CheckReferences].
-// It is written into tasks.jsonl next to the task's own fields; the harness
-// ignores unit_tests.
+// what [CheckReferences] needs to run the reference under the dataset's own
+// assembly. It is written into tasks.jsonl next to the task's own fields;
+// the harness ignores the fields below.
 type Task struct {
 	*pool.Task
+	// OriginalPrefix is the dataset's own program up to its tests, with the
+	// reference as the completion, exactly as its harness joins it:
+	// HumanEval-style prompt + completion; CodeUpdateArena's imports,
+	// implementation, update statement and solution. [OriginalPrograms]
+	// runs OriginalPrefix + "\n" + each unit test.
+	OriginalPrefix string `json:"original_prefix,omitempty"`
 	// UnitTests are the dataset's tests as the original harness runs them,
-	// each alone after the solution: a test and its call (CodeUpdateArena
-	// runs one program per unit test). Used by [CheckReferences].
+	// each alone after OriginalPrefix: CodeUpdateArena's test and its call
+	// (one program per unit test), HumanEval's test + "\n" + check(entry).
 	UnitTests []string `json:"unit_tests,omitempty"`
+	// Keywords is the renaming of a renamed pool (APICoder's MonkeyEval,
+	// BeatNumEval): the original harness translates a completion back with
+	// it before running ([KeywordTable.ConvertBack]). The reference is
+	// stored translated; novelapi's harness does not translate model
+	// completions (docs/importers.md).
+	Keywords KeywordTable `json:"keywords,omitempty"`
 }
 
 // Files written by the importers into their output directory.

@@ -102,10 +102,12 @@ func newImportPriCoderCmd(g *globals) *cobra.Command {
 func newImportHumanEvalCmd(g *globals) *cobra.Command {
 	var cfg importers.HumanEvalConfig
 	return newImportPoolCmd(g, "humaneval FILE --out DIR",
-		"Import a HumanEval-style pool (no target API: the spy requirement is off)", cobra.ExactArgs(1),
+		"Import a HumanEval-style pool, plain or gzipped JSONL (no target API: the spy requirement is off)", cobra.ExactArgs(1),
 		func(f *pflag.FlagSet) {
 			f.StringVar(&cfg.Environment, "env", "", "environment the tasks name (default trixie-sci)")
 			f.StringVar(&cfg.Library, "library", "", "library key of the tasks (default humaneval)")
+			f.StringVar(&cfg.Original, "original", "", "for a renamed pool (APICoder's MonkeyEval, BeatNumEval): the pool it renames, whose prompts and tests run")
+			f.StringVar(&cfg.Keywords, "keywords", "", "for a renamed pool: its keyword table (a JSON object original -> renamed), which translates the completion back")
 		}, "", nil,
 		func(args []string, out string) (importers.Stats, error) {
 			return importers.ImportHumanEval(args[0], out, cfg)

@@ -1,0 +1,141 @@
+package importers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/importers"
+)
+
+// importAPICoder imports one of the APICoder samples in testdata/apicoder:
+// "pandas", "numpy" (the originals) or "monkey", "beatnum" (the renamed
+// pools, with their original and keyword table). Tasks are keyed by id.
+func importAPICoder(t testing.TB, pool, env string) (string, map[string]*importers.Task) {
+	t.Helper()
+	const dir = "testdata/apicoder/"
+	var (
+		path string
+		cfg  = importers.HumanEvalConfig{Environment: env, Library: pool + "eval"}
+	)
+	switch pool {
+	case "pandas", "numpy":
+		path = dir + pool + "_eval.jsonl"
+	case "monkey":
+		path = dir + "monkey_eval.jsonl.gz"
+		cfg.Original, cfg.Keywords = dir+"pandas_eval.jsonl", dir+"pandas_keywords.jsonl"
+	case "beatnum":
+		path = dir + "beatnum_eval.jsonl"
+		cfg.Original, cfg.Keywords = dir+"numpy_eval.jsonl", dir+"numpy_keywords.jsonl"
+	default:
+		t.Fatalf("no APICoder sample %q", pool)
+	}
+	out := t.TempDir()
+	if _, err := importers.ImportHumanEval(path, out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := importers.LoadPool(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]*importers.Task{}
+	for _, tk := range tasks {
+		if err := tk.Validate(false); err != nil {
+			t.Errorf("task format: %v", err)
+		}
+		if tk.SpyNeeded() || tk.APIName != "" {
+			t.Errorf("%s: spy required %v api %q; want the spy off", tk.TaskID, tk.SpyNeeded(), tk.APIName)
+		}
+		by[tk.TaskID] = tk
+	}
+	return out, by
+}
+
+// The reference runs as the pool's harness joins it: prompt and completion
+// with nothing between (PandasEval/9's prompt ends in "    return "), the
+// test after a newline, then check(entry_point), or check() for tasks
+// without a function; the context is everything before the entry point's
+// def (a helper function included), and context + masked region is the
+// prompt + solution, character for character.
+func TestImportHumanEval_APICoderJoin(t *testing.T) {
+	_, tasks := importAPICoder(t, "pandas", "bookworm-sci")
+	p9 := tasks["he_PandasEval_9"]
+	if want := "    return df.dropna(subset=[col_name])"; !strings.HasSuffix(p9.MaskedRegion, "# How to drop rows of Pandas DataFrame whose value in a certain column is NaN\n"+want) {
+		t.Errorf("PandasEval/9 masked region ends %q; want the prompt's `    return ` joined to the solution", tail(p9.MaskedRegion, 80))
+	}
+	if p9.ContextCode != "import pandas as pd\nimport numpy as np\n\n" || !strings.HasPrefix(p9.MaskedRegion, "def drop_rows_col_nan(df, col_name):") {
+		t.Errorf("PandasEval/9 split at %q | %q", p9.ContextCode, head(p9.MaskedRegion, 40))
+	}
+	if !strings.HasSuffix(p9.TestHarness.ExecutionTest, "\ncheck(drop_rows_col_nan)") || p9.EntryPoint != "drop_rows_col_nan" {
+		t.Errorf("PandasEval/9 test ends %q", tail(p9.TestHarness.ExecutionTest, 40))
+	}
+	p20 := tasks["he_PandasEval_20"]
+	if !strings.HasSuffix(p20.TestHarness.ExecutionTest, "\ncheck()") || p20.EntryPoint != "" {
+		t.Errorf("PandasEval/20 (entry point none) test ends %q, entry %q; want check()", tail(p20.TestHarness.ExecutionTest, 40), p20.EntryPoint)
+	}
+	if !strings.HasPrefix(p20.MaskedRegion, "new_df = df.groupby(") || !strings.Contains(p20.ContextCode, "df = pd.DataFrame(") {
+		t.Errorf("PandasEval/20 split at the unfinished statement: context ends %q, masked %q", tail(p20.ContextCode, 60), head(p20.MaskedRegion, 60))
+	}
+	p34 := tasks["he_PandasEval_34"]
+	if !strings.Contains(p34.ContextCode, "\ndef f(x):") || !strings.HasPrefix(p34.MaskedRegion, "def calculate_row_diff_groupwise(df):") {
+		t.Errorf("PandasEval/34 context lacks the helper or the split is wrong: %q | %q", tail(p34.ContextCode, 60), head(p34.MaskedRegion, 50))
+	}
+	for id, tk := range tasks {
+		if tk.ContextCode+tk.MaskedRegion != tk.ReferenceSolution || tk.ReferenceSolution != tk.OriginalPrefix {
+			t.Errorf("%s: context + masked region differs from prompt + solution", id)
+		}
+		progs := importers.OriginalPrograms(tk)
+		if len(progs) != 1 || progs[0][1] != tk.OriginalPrefix+"\n"+tk.TestHarness.ExecutionTest {
+			t.Errorf("%s: original programs %q", id, progs)
+		}
+	}
+	// PandasEval/5 lists three alternative solutions; the first is the reference.
+	if p5 := tasks["he_PandasEval_5"]; !strings.HasSuffix(p5.MaskedRegion, "    return len(df.index)") {
+		t.Errorf("PandasEval/5 reference ends %q; want the first alternative", tail(p5.MaskedRegion, 40))
+	}
+}
+
+// A renamed pool runs what APICoder's harness runs: the original's prompt
+// and test with the renamed solution translated back (pair after pair,
+// plain replacement; a solution naming an original name becomes
+// "error!"). The solver reads the renamed prompt; the original context runs
+// as a hidden setup, never shown.
+func TestImportHumanEval_RenamedPool(t *testing.T) {
+	_, orig := importAPICoder(t, "pandas", "bookworm-sci")
+	_, tasks := importAPICoder(t, "monkey", "bookworm-sci")
+	m9, p9 := tasks["he_PandasEval_9"], orig["he_PandasEval_9"]
+	if m9.MaskedRegion != p9.MaskedRegion || m9.HiddenSetup != p9.ContextCode || m9.ContextCode != "" {
+		t.Errorf("MonkeyEval/9 runs %q after hidden setup %q, context %q; want PandasEval/9's", m9.MaskedRegion, m9.HiddenSetup, m9.ContextCode)
+	}
+	if !strings.Contains(m9.Description, "import monkey as mk") || strings.Contains(m9.Description, "pandas") || len(m9.Keywords) == 0 {
+		t.Errorf("MonkeyEval/9 shows %q with %d keywords; want the renamed prompt and the table", head(m9.Description, 60), len(m9.Keywords))
+	}
+	if m32 := tasks["he_PandasEval_32"]; !strings.HasSuffix(m32.MaskedRegion, "error!") {
+		t.Errorf("MonkeyEval/32 (its solution names `all`) runs %q; want the harness's error!", tail(m32.MaskedRegion, 40))
+	}
+	_, bn := importAPICoder(t, "beatnum", "bookworm-sci")
+	if b1 := bn["he_NumpyEval_1"]; !strings.HasSuffix(b1.OriginalPrefix, "c = a * b[:, np.newaxis]") {
+		t.Errorf("BeatNumEval/1 original program ends %q; want numpy names", tail(b1.OriginalPrefix, 40))
+	}
+}
+
+func TestImportHumanEval_RenamedNeedsBoth(t *testing.T) {
+	_, err := importers.ImportHumanEval("testdata/apicoder/beatnum_eval.jsonl", t.TempDir(),
+		importers.HumanEvalConfig{Original: "testdata/apicoder/numpy_eval.jsonl"})
+	if err == nil || !strings.Contains(err.Error(), "keyword table") {
+		t.Errorf("err = %v; want one naming the missing keyword table", err)
+	}
+}
+
+func head(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
