@@ -18,6 +18,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -107,9 +108,10 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		return usagef("eval run: --workers and --samples must be >= 0")
 	}
 
+	invalid := 0
 	tp, err := evalharness.OpenPool(evalharness.OpenConfig{Tasks: cfg.tasks, Expected: cfg.expected, Load: pool.LoadOptions{
 		SkipInvalid: cfg.skipInvalid, AllowCustomSetup: cfg.allowCustomSetup,
-		Invalid: func(err error) { g.log.Warn("skipping invalid task", "err", err) },
+		Invalid: func(err error) { invalid++; g.log.Warn("skipping invalid task", "err", err) },
 	}})
 	if err != nil {
 		return err
@@ -117,6 +119,11 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	preds, err := pool.LoadPredictions(cfg.predictions)
 	if err != nil {
 		return err
+	}
+	if invalid > 0 {
+		if preds, err = dropSkippedPredictions(cfg.tasks, tp.Tasks, preds, g); err != nil {
+			return err
+		}
 	}
 	if len(preds) == 0 {
 		return fmt.Errorf("eval run: %s holds no predictions", cfg.predictions)
@@ -319,4 +326,34 @@ A directory may be a run cell (holding results.jsonl) or a run holding cells as 
 	cmd.Flags().StringVar(&out, "out", "", "directory for a sweep report over all DIRs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written paths as JSON")
 	return cmd
+}
+
+// dropSkippedPredictions removes the predictions of tasks that --skip-invalid
+// left out (present in tasksPath but not in kept), logging how many; a
+// prediction naming a task the file does not hold at all stays, so the run
+// still reports it.
+func dropSkippedPredictions(tasksPath string, kept []*pool.Task, preds []*pool.Prediction, g *globals) ([]*pool.Prediction, error) {
+	ids, _, err := jsonl.Read[struct {
+		TaskID string `json:"task_id"`
+	}](tasksPath, jsonl.ReadOptions{SkipBad: true})
+	if err != nil {
+		return nil, err
+	}
+	skipped := map[string]bool{}
+	for _, r := range ids {
+		skipped[r.TaskID] = true
+	}
+	for _, t := range kept {
+		delete(skipped, t.TaskID)
+	}
+	out := preds[:0:0]
+	for _, p := range preds {
+		if !skipped[p.TaskID] {
+			out = append(out, p)
+		}
+	}
+	if n := len(preds) - len(out); n > 0 {
+		g.log.Warn("dropping the predictions of skipped tasks", "predictions", n)
+	}
+	return out, nil
 }

@@ -146,3 +146,46 @@ func TestEvalRun_RealSandbox(t *testing.T) {
 		}
 	}
 }
+
+// With --skip-invalid, the predictions of the tasks left out are dropped
+// with them (the reference predictions an importer writes name every task
+// it wrote), while the valid tasks are scored.
+func TestEvalRun_SkipInvalidDropsTheirPredictions(t *testing.T) {
+	sandboxtest.Runner(t)
+	sandboxtest.Env(t, "trixie-sci")
+	dir := t.TempDir()
+	good, bad := unstackTask("good"), unstackTask("bad")
+	bad.SpyScope = pool.SpyScopeEntryPoint // no entry_point: invalid
+	var expected []any
+	for _, id := range []string{"good", "bad"} {
+		expected = append(expected, map[string]any{"task_id": id, "api_name": "numpy.unstack", "status": "ok",
+			"expected": []any{map[string]any{"kind": "call"}}, "reference_source": "masked_region", "n_runs": 4})
+	}
+	writeJSONL(t, filepath.Join(dir, "tasks.jsonl"), good, bad)
+	writeJSONL(t, filepath.Join(dir, "expected_calls.jsonl"), expected...)
+	sample := []string{"```python\nparts = np.unstack(x)\n```"}
+	writeJSONL(t, filepath.Join(dir, "predictions.jsonl"),
+		map[string]any{"task_id": "good", "samples": sample}, map[string]any{"task_id": "bad", "samples": sample})
+	backend := os.Getenv(sandboxtest.BackendEnvVar)
+	if backend == "" {
+		backend = "auto"
+	}
+	args := []string{"--home", sandboxtest.Home(), "eval", "run", "--tasks", filepath.Join(dir, "tasks.jsonl"),
+		"--predictions", filepath.Join(dir, "predictions.jsonl"), "--out", filepath.Join(dir, "run"), "--backend", backend, "--json"}
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr); code == 0 {
+		t.Errorf("eval run without --skip-invalid: exit 0; want the invalid task refused")
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(t.Context(), append(args, "--skip-invalid"), strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("eval run --skip-invalid: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var s evalharness.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || s.N != 1 || s.Passed != 1 {
+		t.Errorf("summary N %d passed %d (%v); want the valid task alone, passed", s.N, s.Passed, err)
+	}
+	if !strings.Contains(stderr.String(), "dropping the predictions of skipped tasks") {
+		t.Errorf("stderr lacks the dropped predictions:\n%s", stderr.String())
+	}
+}
