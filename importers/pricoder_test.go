@@ -97,7 +97,7 @@ func importPriCoderModule(t testing.TB) (string, *importers.Task) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := importers.ImportPriCoder(out, importers.PriCoderConfig{TasksPath: tasks, DocsPath: docs, Library: "numpyeval", Environment: "bookworm-sci"}); err != nil {
+	if _, err := importers.ImportPriCoder(out, importers.PriCoderConfig{TasksPath: tasks, DocsPath: docs, Library: "numpyeval", Environment: "trixie-sci"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := importers.LoadPool(out)
