@@ -99,8 +99,8 @@ func TestEvalRun_PriCoder(t *testing.T) {
 }
 
 // APICoder's pools, originals and renamed (docs/importers.md recommends
-// bookworm-sci for them; the test runs where the harness's judge can read
-// numpy 1.x results of module code, docs/importers.md): every reference
+// bookworm-sci for them; the test runs in trixie-sci, where the harness's
+// judge reads the numpy results of module code, docs/importers.md): every reference
 // passes through the harness exactly when the
 // pool's own program (prompt + completion + "\n" + test + "\n" + check
 // call, run as plain Python) passes, and the references that fail, fail
