@@ -8,6 +8,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -36,10 +38,11 @@ type Config struct {
 	// WorkDir holds the outputs; "" means Home, so that `novelapi serve`
 	// finds the index at its default place (Home/index).
 	WorkDir string
-	// Libraries to process; nil means DefaultLibraries.
+	// Libraries to process: catalogue names, Debian packages and presets
+	// ("@wide", see debenv.ExpandLibraries); nil means DefaultLibraries.
 	Libraries []string
 	// OldSuite and NewSuite name the Debian suites diffed; "" means
-	// bookworm (releases before the 2023-12-01 boundary) and trixie.
+	// DefaultOldSuite and DefaultNewSuite.
 	OldSuite, NewSuite string
 	// Runner executes Python in the sandbox; required.
 	Runner sandbox.Runner
@@ -77,6 +80,14 @@ type Config struct {
 // DefaultLibraries are the libraries of the default run.
 var DefaultLibraries = []string{"numpy", "scipy", "pandas"}
 
+// The suites of the default run: the newest span Debian has, so that what
+// is served is what current models have not seen. bookworm → trixie (the
+// span of the figures in docs/retrieval.md) is one flag away.
+const (
+	DefaultOldSuite = "trixie"
+	DefaultNewSuite = "sid"
+)
+
 // Paths are the files Up writes under the work directory.
 type Paths struct {
 	WorkDir    string `json:"work_dir"`
@@ -111,6 +122,8 @@ type LibrarySummary struct {
 	Executed   int    `json:"bundles_with_executed_example"`
 	Tasks      int    `json:"tasks"`
 	C1Passed   int    `json:"c1_passed"`
+	// Skipped says why the library was left out ("" when it was not).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Summary is what Up prints and writes to Paths.Summary.
@@ -133,6 +146,11 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, errors.New("pipeline: Home and Runner are required")
 	}
 	cfg = cfg.withDefaults()
+	libs, err := debenv.ExpandLibraries(cfg.Libraries)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Libraries = libs
 	r := &run{cfg: cfg, log: cfg.Log, p: PathsFor(cfg.WorkDir)}
 	r.sum = &Summary{Paths: r.p, Envs: map[string]string{}, Libraries: map[string]*LibrarySummary{}, Stages: map[string]string{}}
 	for _, lib := range cfg.Libraries {
@@ -166,10 +184,10 @@ func (cfg Config) withDefaults() Config {
 		cfg.Libraries = DefaultLibraries
 	}
 	if cfg.OldSuite == "" {
-		cfg.OldSuite = "bookworm"
+		cfg.OldSuite = DefaultOldSuite
 	}
 	if cfg.NewSuite == "" {
-		cfg.NewSuite = "trixie"
+		cfg.NewSuite = DefaultNewSuite
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -210,19 +228,34 @@ func (r *run) environments(ctx context.Context) error {
 // libraries runs Stages 1 and 2 per library and writes all bundles to one
 // file (rewritten only when its records change).
 func (r *run) libraries(ctx context.Context) error {
+	done := 0
 	for _, lib := range r.cfg.Libraries {
 		ls := r.sum.Libraries[lib]
 		ls.OldVersion, ls.NewVersion = r.oldEnv.Manifest.Versions[lib], r.newEnv.Manifest.Versions[lib]
+		if ls.Skipped = unusable(lib, r.oldEnv, r.newEnv); ls.Skipped != "" {
+			r.log.Warn("library skipped", "library", lib, "why", ls.Skipped)
+			continue
+		}
+		installed, _ := r.newEnv.Manifest.Library(lib)
 		res, err := bundles.BuildLibrary(ctx, r.cfg.Runner, bundles.LibraryConfig{
-			Discover: bundles.DiscoverConfig{Library: lib, OldEnv: r.oldEnv, NewEnv: r.newEnv, Logger: r.log,
+			Discover: bundles.DiscoverConfig{Library: lib, Import: installed.Import, Dist: installed.Dist,
+				OldEnv: r.oldEnv, NewEnv: r.newEnv, Logger: r.log,
 				Diff: bundles.DiffOptions{NewIfMovedFrom: prefixesOf(lib, r.cfg.NewIfMovedFrom)}},
 			Candidates: filepath.Join(r.p.Candidates, lib+".jsonl"),
 			Bundles:    filepath.Join(r.cfg.WorkDir, "bundles", lib+".jsonl"),
 			Workers:    r.cfg.Workers, Progress: r.cfg.Progress,
 		})
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// One library's failure does not stop the others; a rerun
+			// resumes it where its stamps say.
+			ls.Skipped = err.Error()
+			r.log.Error("library failed; going on with the others", "library", lib, "err", err)
+			continue
 		}
+		done++
 		mark(r.sum.Stages, "discover "+lib, res.Discovered != "")
 		mark(r.sum.Stages, "extract "+lib, res.Extract.Attempted > 0)
 		for _, c := range res.Candidates {
@@ -240,7 +273,21 @@ func (r *run) libraries(ctx context.Context) error {
 		}
 		r.bundles = append(r.bundles, res.Bundles...)
 	}
+	if done == 0 {
+		return fmt.Errorf("no library could be processed (%s)", strings.Join(r.cfg.Libraries, ", "))
+	}
 	return writeIfChanged(r.p.Bundles, r.bundles)
+}
+
+// unusable says why lib cannot be diffed between the two environments (it
+// does not load in one of them), "" when it can.
+func unusable(lib string, envs ...*sandbox.Environment) string {
+	for _, e := range envs {
+		if l, ok := e.Manifest.Library(lib); ok && l.Error != "" {
+			return fmt.Sprintf("does not load in %s (%s): %s", e.Name, e.Manifest.Suite, l.Error)
+		}
+	}
+	return ""
 }
 
 // buildPool runs Stages 3 and 4 (tasks, call records, C1) unless skipped.
@@ -348,18 +395,25 @@ func (r *run) retrieval(ctx context.Context) error {
 	return stamp.Write(r.p.Retrieval, want)
 }
 
+// envSuffix names the environments of a library set: "sci" for numpy,
+// scipy and pandas (the names the tests and CI use: bookworm-sci,
+// trixie-sci), a preset's name when the set is exactly that preset, the
+// libraries joined by "-" when there are at most four, else "libs-" and a
+// short hash of the set.
 func envSuffix(libs []string) string {
-	s := ""
-	for i, l := range libs {
-		if i > 0 {
-			s += "-"
+	if slices.Equal(libs, DefaultLibraries) {
+		return "sci"
+	}
+	for _, name := range debenv.Presets() {
+		if p, _ := debenv.Preset(name); slices.Equal(p, libs) {
+			return name
 		}
-		s += l
 	}
-	if len(libs) == 3 && libs[0] == "numpy" && libs[1] == "scipy" && libs[2] == "pandas" {
-		return "sci" // the names the tests and CI use: bookworm-sci, trixie-sci
+	if len(libs) <= 4 {
+		return strings.ToLower(strings.Join(libs, "-"))
 	}
-	return s
+	h := sha256.Sum256([]byte(strings.Join(libs, "\x00")))
+	return "libs-" + hex.EncodeToString(h[:4])
 }
 
 func hasExecuted(b *bundles.Bundle) bool {

@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/novelapi/novelapi/debenv"
 )
 
 // Each library gets only the --new-if-moved-from prefixes under its name.
@@ -13,5 +16,26 @@ func TestPrefixesOf(t *testing.T) {
 	}
 	if got := prefixesOf("pandas", in); len(got) != 0 {
 		t.Errorf("prefixesOf(pandas) = %v; want none", got)
+	}
+}
+
+func TestEnvSuffix(t *testing.T) {
+	wide, _ := debenv.Preset("wide")
+	tests := []struct {
+		name string
+		libs []string
+		want string
+	}{
+		{"Default", []string{"numpy", "scipy", "pandas"}, "sci"},
+		{"Preset", wide, "wide"},
+		{"Few", []string{"Django", "pydantic"}, "django-pydantic"},
+		{"Many", []string{"a", "b", "c", "d", "e"}, "libs-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := envSuffix(tt.libs); !strings.HasPrefix(got, tt.want) || (tt.name != "Many" && got != tt.want) {
+				t.Errorf("envSuffix(%v) = %q; want %q", tt.libs, got, tt.want)
+			}
+		})
 	}
 }

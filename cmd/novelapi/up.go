@@ -34,8 +34,8 @@ func newUpCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Build everything (environments, bundles, tasks, index), print the figures and serve MCP",
-		Long: `Takes a fresh machine to the main job: builds the Debian environments (bookworm: old releases,
-trixie: new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds the index and
+		Long: `Takes a fresh machine to the main job: builds the Debian environments (by default trixie for the
+old releases and sid, Debian's newest, for the new ones), discovers novel APIs (Stage 1), extracts bundles (Stage 2), builds the index and
 starts the MCP server on it (stdio, or streamable HTTP with --http) at once; then, while it serves,
 builds tasks and runs the C1 filter (Stages 3–4), evaluates retrieval and prints the figures (to
 stderr when serving on stdio). Every stage is skipped when its output is current (the stamp beside it), so
@@ -102,7 +102,9 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 	}
 	ep.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&libs, "libraries", "", "comma-separated libraries (default numpy,scipy,pandas)")
+	f.StringVar(&libs, "libraries", "", "comma-separated libraries: catalogue names, Debian packages (python3-boltons or boltons) or presets (@wide: "+strings.Join(mustPreset("wide"), ",")+") (default numpy,scipy,pandas)")
+	f.StringVar(&cfg.OldSuite, "old-suite", pipeline.DefaultOldSuite, "Debian suite of the old releases: bookworm, trixie, sid")
+	f.StringVar(&cfg.NewSuite, "new-suite", pipeline.DefaultNewSuite, "Debian suite of the new releases: trixie, sid, experimental (bookworm → trixie reproduces the figures in docs/retrieval.md)")
 	f.StringVar(&backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.IntVar(&cfg.Workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
 	f.BoolVar(&cfg.SkipTasks, "skip-tasks", false, "skip tasks, call records and C1")
@@ -150,6 +152,9 @@ func printUp(w io.Writer, s *pipeline.Summary) {
 	for _, l := range libs {
 		x := s.Libraries[l]
 		fmt.Fprintf(w, "%-8s %-18s %5d %5d %8d %9d %6d %6d\n", l, x.OldVersion+" -> "+x.NewVersion, x.New, x.Modified, x.Bundles, x.Executed, x.Tasks, x.C1Passed)
+		if x.Skipped != "" {
+			fmt.Fprintf(w, "  %s skipped: %s\n", l, x.Skipped)
+		}
 	}
 	if len(s.Retrieval) > 0 {
 		fmt.Fprintf(w, "retrieval (task description + context as query):\n")
@@ -175,4 +180,13 @@ func printUp(w io.Writer, s *pipeline.Summary) {
 	}
 	sort.Strings(stages)
 	fmt.Fprintf(w, "stages: %s\n", strings.Join(stages, ", "))
+}
+
+// mustPreset returns the libraries of a built-in preset.
+func mustPreset(name string) []string {
+	p, ok := debenv.Preset(name)
+	if !ok {
+		panic("no preset " + name)
+	}
+	return p
 }
