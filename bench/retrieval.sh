@@ -6,7 +6,11 @@
 # >= 1.3x paper).
 # Usage: bench/retrieval.sh [--index DIR] [SET.jsonl ...]
 # Without --index it uses ${NOVELAPI_HOME:-~/.cache/novelapi}/index (what
-# `novelapi up` builds) and that home's tasks/tasks.jsonl when present.
+# `novelapi up` builds) and that home's tasks/tasks.jsonl when present. The
+# query sets ask about numpy, scipy and pandas APIs new between bookworm and
+# trixie: build that index with
+#   novelapi up --old-suite bookworm --new-suite trixie --no-serve
+# (the default span, trixie -> sid, has other novel APIs).
 set -eu
 cd "$(dirname "$0")/.."
 home="${NOVELAPI_HOME:-$HOME/.cache/novelapi}"
