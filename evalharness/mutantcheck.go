@@ -25,7 +25,7 @@ var mutantCheckPy []byte
 // MutantCheckVersion versions the mutant set and its check
 // (docs/mutants.md §1); a cached [TaskCheck] of another version is
 // computed again.
-const MutantCheckVersion = 1
+const MutantCheckVersion = 2
 
 // Outcomes of one mutant (docs/mutants.md §1).
 const (

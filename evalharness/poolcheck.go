@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -27,6 +28,9 @@ const CheckFile = "mutant_check.jsonl"
 
 // CheckPath returns the mutant-check file of the task pool at tasksPath.
 func CheckPath(tasksPath string) string { return filepath.Join(filepath.Dir(tasksPath), CheckFile) }
+
+// saveEvery is how often a running check records what it has decided.
+const saveEvery = 30 * time.Second
 
 // DefaultMutantBatch is PoolCheckConfig.Batch when it is 0: tasks checked
 // in one sandbox run, which shares the interpreter's start and imports.
@@ -195,6 +199,19 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 	batches := mutantBatches(todo, cfg.Batch)
 	bar := progress.New(cfg.Progress, len(needScript)+len(needRef), "mutant check")
 	var mu sync.Mutex
+	// save records what is decided so far, at most every saveEvery, so
+	// that an interrupted check resumes (call with mu held).
+	lastSave := time.Now()
+	save := func(force bool) {
+		if cfg.Path == "" || (!force && time.Since(lastSave) < saveEvery) {
+			return
+		}
+		lastSave = time.Now()
+		if err := writeChecks(cfg.Path, checks); err != nil {
+			log.Warn("mutant check: outcomes not recorded", "err", err)
+			res.WriteError = err.Error()
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Workers)
 	for _, b := range batches {
@@ -219,12 +236,16 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 			for k, j := range b {
 				checks[needScript[j]] = &cs[k]
 			}
+			save(false)
 			mu.Unlock()
 			bar.Add(len(b))
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
+		mu.Lock()
+		save(true)
+		mu.Unlock()
 		return nil, err
 	}
 	for _, i := range needScript {
@@ -238,33 +259,43 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 		t, c := cfg.Tasks[i], checks[i]
 		g.Go(func() error {
 			if r, ok := cfg.References[t.TaskID]; ok {
+				mu.Lock()
 				c.ReferenceCalls = callsDigest(r.Calls)
 				c.Reference, c.ReferenceError = "pass", ""
 				if !r.Passed {
 					c.Reference, c.ReferenceError = "fail", r.Error
 				}
 				c.settle()
-			} else if err := cfg.Harness.checkReference(gctx, t, cfg.Expected[t.TaskID], c); err != nil {
-				if gctx.Err() != nil {
-					return context.Cause(gctx)
+				mu.Unlock()
+			} else {
+				// The verdict is made on a copy: save reads c under mu.
+				mu.Lock()
+				rc := *c
+				mu.Unlock()
+				if err := cfg.Harness.checkReference(gctx, t, cfg.Expected[t.TaskID], &rc); err != nil {
+					if gctx.Err() != nil {
+						return context.Cause(gctx)
+					}
+					log.Warn("reference check failed", "task", t.TaskID, "err", err)
 				}
-				log.Warn("reference check failed", "task", t.TaskID, "err", err)
+				mu.Lock()
+				*c = rc
+				save(false)
+				mu.Unlock()
 			}
 			bar.Add(1)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+	err = g.Wait()
 	res.Checked = len(needScript)
-	if cfg.Path != "" && (len(needScript) > 0 || len(needRef) > 0) {
+	if len(needScript) > 0 || len(needRef) > 0 {
 		// The file only saves work: a pool in a read-only directory is
 		// checked again next time.
-		if err := writeChecks(cfg.Path, checks); err != nil {
-			log.Warn("mutant check: outcomes not recorded", "err", err)
-			res.WriteError = err.Error()
-		}
+		save(true)
+	}
+	if err != nil {
+		return nil, err
 	}
 	res.summarise(cfg.Tasks, checks)
 	return res, nil

@@ -84,7 +84,7 @@ def py(v):
 
 NP = "__import__('numpy')"
 MAX_ATTRS = 8       # public attributes of a result object asserted on
-MAX_KEYS = 6        # dict values asserted on
+MAX_KEYS = 16       # dict values asserted on
 MAX_STR = 500       # longer strings are compared by digest
 
 
@@ -195,6 +195,21 @@ def assertions(expr, v, depth=0):
             out.append("[str(_c) for _c in %s.columns] == %s" % (expr, py([str(c) for c in v.columns])))
         if hasattr(v, "dtype"):
             out.append("str(%s.dtype) == %r" % (expr, str(v.dtype)))
+        elif hasattr(v, "dtypes") and hasattr(v, "columns") and len(v.columns) <= MAX_ITEMS:
+            out.append("[str(_d) for _d in %s.dtypes] == %s" % (expr, py([str(d) for d in v.dtypes])))
+        # Labels' names: what rename and rename_axis set.
+        for attr in ("name", "index.names", "columns.names"):
+            try:
+                val = v
+                for part in attr.split("."):
+                    val = getattr(val, part)
+                val = [repr(x) for x in val] if attr.endswith("names") else repr(val)
+            except Exception:
+                continue
+            if attr.endswith("names"):
+                out.append("[repr(_n) for _n in %s.%s] == %s" % (expr, attr, py(val)))
+            else:
+                out.append("repr(%s.%s) == %s" % (expr, attr, py(val)))
         try:
             import numpy as np
             arr = np.asarray(v)

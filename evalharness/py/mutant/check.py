@@ -128,8 +128,32 @@ def run_test(task, ns):
     return ""
 
 
+# Mutant outputs within this relative distance of the reference's (and
+# within it times the largest magnitude, elementwise) are the same answer:
+# the tolerance of float64 value assertions (docs/mutants.md §1, §4).
+EQ_RTOL = 1e-6
+
+
+def close_arrays(a, b):
+    """Whether numeric arrays b and a agree within EQ_RTOL of a's scale."""
+    import numpy as np
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
+        return bool(np.array_equal(a, b))
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+        return bool(np.array_equal(a, b))
+    mags = np.abs(a[np.isfinite(a)])
+    scale = float(np.max(mags)) if mags.size else 0.0
+    return bool(np.allclose(b, a, rtol=EQ_RTOL, atol=EQ_RTOL * scale, equal_nan=True))
+
+
 def same(a, b, depth=0):
-    """Whether b equals a as far as any test could tell (equivalent mutant)."""
+    """Whether b is the same answer as a as far as a test should tell: equal
+    types and structure, equal labels, integers and strings, and floats
+    within EQ_RTOL (an equivalent mutant)."""
     if a is b:
         return True
     if type(a) is not type(b) or depth > 6:
@@ -138,21 +162,25 @@ def same(a, b, depth=0):
         if a is None or isinstance(a, (bool, int, str, bytes)):
             return a == b
         if isinstance(a, (float, complex)):
-            return a == b or (a != a and b != b)
+            return a == b or (a != a and b != b) or abs(a - b) <= EQ_RTOL * abs(a)
         mod = type(a).__module__.split(".")[0]
         if mod == "numpy" and hasattr(a, "shape") and hasattr(a, "dtype"):
-            import numpy as np
             if getattr(a, "shape", None) != getattr(b, "shape", None) or a.dtype != b.dtype:
                 return False
-            if a.dtype.kind in "fc":
-                return bool(np.array_equal(a, b, equal_nan=True))
-            return bool(np.array_equal(a, b))
+            return close_arrays(a, b)
         if mod == "pandas" and hasattr(a, "equals"):
-            ok = bool(a.equals(b))
+            if bool(a.equals(b)):
+                ok = True
+            elif hasattr(a, "dtypes") and hasattr(a, "to_numpy"):
+                da = list(a.dtypes) if hasattr(a.dtypes, "__iter__") else [a.dtypes]
+                db = list(b.dtypes) if hasattr(b.dtypes, "__iter__") else [b.dtypes]
+                ok = [str(x) for x in da] == [str(x) for x in db] and close_arrays(a.to_numpy(), b.to_numpy())
+            else:
+                ok = False
             for attr in ("index", "columns", "name"):
                 if ok and hasattr(a, attr):
                     x, y = getattr(a, attr), getattr(b, attr)
-                    ok = bool(x.equals(y)) if hasattr(x, "equals") else x == y
+                    ok = bool(x.equals(y)) and list(getattr(x, "names", [])) == list(getattr(y, "names", [])) if hasattr(x, "equals") else x == y
             return ok
         if isinstance(a, (list, tuple)):
             return len(a) == len(b) and all(same(x, y, depth + 1) for x, y in zip(a, b))
