@@ -151,7 +151,7 @@ func (c *TaskCheck) Why() string {
 // the mutants.
 func (c *TaskCheck) settle() {
 	switch {
-	case c.Error != "" && c.Script == "":
+	case c.Error != "" && c.Script == "", c.Script == "timeout":
 		c.Status = CheckError
 	case c.Script != "pass" || (c.Reference != "" && c.Reference != "pass"):
 		c.Status = CheckReferenceFails
@@ -203,6 +203,10 @@ type mutantJob struct {
 	Test        string   `json:"test"`
 	Siblings    []string `json:"siblings"`
 	VariantWall float64  `json:"variant_wall"`
+	RefWall     float64  `json:"reference_wall"`
+	// Skip lists the mutants ([name, what]) that killed the interpreter in
+	// an earlier run: they are recorded invalid without running.
+	Skip [][2]string `json:"skip,omitempty"`
 }
 
 // mutantReport is one task of the script's /out/mutants.json.
@@ -216,6 +220,9 @@ type mutantReport struct {
 	Mutants              []MutantOutcome `json:"mutants"`
 	Notes                []string        `json:"notes"`
 	Done                 bool            `json:"done"`
+	// Running is the mutant ([name, what]) that was running when the
+	// report was last written; set in the report of a run that died.
+	Running *[2]string `json:"running"`
 }
 
 // maxVariantWall bounds one run of the reference or a mutant inside the
@@ -246,7 +253,7 @@ func jobOf(task *pool.Task) mutantJob {
 	}
 	j := mutantJob{TaskID: task.TaskID, APIName: task.APIName, Prefix: strings.Join(parts, "\n\n"),
 		Completion: strings.TrimSpace(task.MaskedRegion), Test: strings.TrimSpace(test),
-		VariantWall: min(task.Timeout(), maxVariantWall).Seconds()}
+		VariantWall: min(task.Timeout(), maxVariantWall).Seconds(), RefWall: task.Timeout().Seconds()}
 	if s := MutationHints[task.APIName].Sibling; s != "" {
 		j.Siblings = []string{s}
 	}
@@ -259,7 +266,7 @@ func jobOf(task *pool.Task) mutantJob {
 func checkWall(tasks []*pool.Task) time.Duration {
 	var d time.Duration
 	for _, t := range tasks {
-		d += 4 * min(t.Timeout(), maxVariantWall)
+		d += t.Timeout() + 4*min(t.Timeout(), maxVariantWall)
 	}
 	return min(max(d, 2*time.Minute), 10*time.Minute)
 }
@@ -272,13 +279,27 @@ func checkWall(tasks []*pool.Task) time.Duration {
 // are shared. A task the run did not finish gets Status CheckError. The
 // error is non-nil only when the sandbox itself failed.
 func RunMutantCheck(ctx context.Context, runner sandbox.Runner, env *sandbox.Environment, memory int64, tasks []*pool.Task) ([]TaskCheck, error) {
+	cs, _, err := runMutantCheck(ctx, runner, env, memory, tasks, nil)
+	return cs, err
+}
+
+// maxCrashRetries bounds the reruns of a task whose check died while a
+// mutant ran (a sibling called with the reference's arguments can kill
+// the interpreter); each rerun skips the mutants that died before.
+const maxCrashRetries = 3
+
+// runMutantCheck is RunMutantCheck with the mutants each task must skip
+// (by task id); it also returns, by task id, the mutant that was running
+// when the run died.
+func runMutantCheck(ctx context.Context, runner sandbox.Runner, env *sandbox.Environment, memory int64, tasks []*pool.Task, skip map[string][][2]string) ([]TaskCheck, map[string][2]string, error) {
 	jobs := make([]mutantJob, len(tasks))
 	for i, t := range tasks {
 		jobs[i] = jobOf(t)
+		jobs[i].Skip = skip[t.TaskID]
 	}
 	input, err := json.Marshal(map[string]any{"tasks": jobs})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if memory <= 0 {
 		memory = DefaultMemory
@@ -293,14 +314,15 @@ func RunMutantCheck(ctx context.Context, runner sandbox.Runner, env *sandbox.Env
 	}
 	res, err := runner.Run(ctx, spec)
 	if err != nil {
-		return nil, fmt.Errorf("mutant check: %w", err)
+		return nil, nil, fmt.Errorf("mutant check: %w", err)
 	}
 	var reps []mutantReport
 	if data, ok := res.Outputs["mutants.json"]; ok {
 		if err := json.Unmarshal(data, &reps); err != nil {
-			return nil, fmt.Errorf("mutant check: decode output: %w", err)
+			return nil, nil, fmt.Errorf("mutant check: decode output: %w", err)
 		}
 	}
+	running := map[string][2]string{}
 	byID := map[string]mutantReport{}
 	for _, r := range reps {
 		byID[r.TaskID] = r
@@ -321,6 +343,10 @@ func RunMutantCheck(ctx context.Context, runner sandbox.Runner, env *sandbox.Env
 			c.ValueAssertions, c.StructuralAssertions = r.ValueAssertions, r.StructuralAssertions
 			if !r.Done {
 				c.Error = why
+				if r.Running != nil && !res.TimedOut {
+					running[t.TaskID] = *r.Running
+					c.Error += fmt.Sprintf(" while mutant %s (%s) ran", r.Running[0], r.Running[1])
+				}
 			}
 		} else {
 			c.Error = why
@@ -328,7 +354,7 @@ func RunMutantCheck(ctx context.Context, runner sandbox.Runner, env *sandbox.Env
 		c.settle()
 		out[i] = c
 	}
-	return out, nil
+	return out, running, nil
 }
 
 func lastLine(s string) string {

@@ -323,20 +323,36 @@ func (cfg *PoolCheckConfig) runScript(ctx context.Context, tasks []*pool.Task) (
 	if err != nil {
 		return nil, err
 	}
-	cs, err := RunMutantCheck(ctx, cfg.Harness.cfg.Runner, env, cfg.Harness.cfg.Memory, tasks)
-	if err != nil || len(tasks) == 1 {
-		return cs, err
+	run := func(ts []*pool.Task, skip map[string][][2]string) ([]TaskCheck, map[string][2]string, error) {
+		return runMutantCheck(ctx, cfg.Harness.cfg.Runner, env, cfg.Harness.cfg.Memory, ts, skip)
 	}
-	// A batch cut short leaves tasks unfinished: check each of them alone.
+	cs, died, err := run(tasks, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A task a batch left unfinished is checked alone; one whose run died
+	// while a mutant ran is checked again without that mutant.
 	for k, c := range cs {
-		if c.Status != CheckError {
+		if c.Status != CheckError || c.Script == "timeout" || (len(tasks) == 1 && died[c.TaskID] == [2]string{}) {
 			continue
 		}
-		one, err := RunMutantCheck(ctx, cfg.Harness.cfg.Runner, env, cfg.Harness.cfg.Memory, tasks[k:k+1])
-		if err != nil {
-			return nil, err
+		id := c.TaskID
+		skip := map[string][][2]string{}
+		for try := 0; try <= maxCrashRetries; try++ {
+			if m, ok := died[id]; ok && m != [2]string{} {
+				skip[id] = append(skip[id], m)
+			} else if try > 0 || len(tasks) == 1 {
+				break
+			}
+			one, d, err := run(tasks[k:k+1], skip)
+			if err != nil {
+				return nil, err
+			}
+			cs[k], died = one[0], d
+			if cs[k].Status != CheckError {
+				break
+			}
 		}
-		cs[k] = one[0]
 	}
 	return cs, nil
 }

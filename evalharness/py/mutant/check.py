@@ -4,7 +4,9 @@
 # "api_name", "prefix" (import line, hidden setup, context and leaf binding,
 # as evaluation runs them), "completion" (the reference's masked region),
 # "test" (execution_test after the end-check marker), "siblings" (sibling
-# leaves to try first), "variant_wall" (seconds per variant)}]} and writes
+# leaves to try first), "variant_wall" (seconds per mutant), "reference_wall"
+# (seconds for the reference), "skip" ([name, what] of mutants that crashed
+# the interpreter in an earlier run)}]} and writes
 # /out/mutants.json: one report per task, rewritten after every variant so
 # that a run cut short keeps what it decided.
 #
@@ -75,15 +77,16 @@ def fresh_ns():
     return {"__name__": "__main__", "_target_api_call_count": [1], "_target_api_spy_installed": True}
 
 
-def run_completion(task, completion):
+def run_completion(task, completion, wall=None):
     """Runs prefix + completion; returns (namespace, error)."""
+    wall = wall or task["variant_wall"]
     ns = fresh_ns()
     try:
-        execute(task["prefix"], ns, "<setup>", task["variant_wall"])
+        execute(task["prefix"], ns, "<setup>", wall)
     except BaseException as e:
         return None, "setup: " + describe(e)
     try:
-        execute(completion, ns, "<completion>", task["variant_wall"])
+        execute(completion, ns, "<completion>", wall)
     except BaseException as e:
         return None, describe(e)
     return ns, ""
@@ -344,9 +347,11 @@ def check(task, report, flush):
     outputs = [n for n in assigned_names(comp_tree) if n in read]
     report["outputs"] = outputs
     report["value_assertions"], report["structural_assertions"] = classify_assertions(test_tree, set(outputs))
-    ref_ns, err = run_completion(task, completion)
+    # The reference has the task's whole timeout; a reference that runs out
+    # of it decides nothing about the test.
+    ref_ns, err = run_completion(task, completion, task["reference_wall"])
     if ref_ns is None:
-        report["reference"] = "error"
+        report["reference"] = "timeout" if err.endswith("timed out") else "error"
         report["reference_error"] = err
         return
     why = run_test(task, ref_ns)
@@ -358,12 +363,22 @@ def check(task, report, flush):
     ref_out = outputs_of(ref_ns, outputs)
     flush()
 
+    skip = {(k[0], k[1]) for k in task.get("skip") or []}
+
     def decide(name, code, what=""):
-        """The outcome of one mutant, and the namespace it ran in."""
-        ns, err = run_completion(task, code)
+        """The outcome of one mutant, and the namespace it ran in. A mutant
+        that killed the interpreter in an earlier run (task["skip"]) is
+        invalid without running again."""
         m = {"name": name, "code": code}
         if what:
             m["what"] = what
+        if (name, what) in skip:
+            m["outcome"], m["detail"] = "invalid", "it crashed the interpreter"
+            return m, None
+        report["running"] = [name, what]
+        flush()
+        ns, err = run_completion(task, code)
+        report.pop("running", None)
         if ns is None:
             m["outcome"], m["detail"] = "invalid", err
         elif outputs and all(n in ns for n in outputs) and same(ref_out, outputs_of(ns, outputs)):
