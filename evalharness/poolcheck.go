@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -413,6 +414,10 @@ func readChecks(path string) (map[string]*TaskCheck, error) {
 // entries of other tasks are kept, the file is replaced atomically and
 // sorted by task id.
 func writeChecks(path string, checks []*TaskCheck) error {
+	// A pool being built has no directory yet.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write mutant checks: %w", err)
+	}
 	unlock, err := filelock.Lock(path)
 	if err != nil {
 		return err

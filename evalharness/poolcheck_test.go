@@ -81,7 +81,7 @@ func TestTaskCheck_Settle(t *testing.T) {
 // TestWriteChecks_Merges: rewriting the check file keeps other tasks'
 // entries and replaces the rewritten ones.
 func TestWriteChecks_Merges(t *testing.T) {
-	path := filepath.Join(t.TempDir(), CheckFile)
+	path := filepath.Join(t.TempDir(), "pool", CheckFile) // a pool being built has no directory yet
 	if err := writeChecks(path, []*TaskCheck{{TaskID: "b", Status: CheckWeak}, {TaskID: "a", Status: CheckWeak}}); err != nil {
 		t.Fatal(err)
 	}
