@@ -19,6 +19,7 @@ import (
 
 	"github.com/hbollon/go-edlib"
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/nearest"
 	"github.com/ulikunitz/xz"
 )
 
@@ -188,41 +189,30 @@ func (p *Package) IsPython() bool {
 // one edit; at most max(2, len/3) edits, on the name and on the name
 // without its python3- prefix). A name far from everything yields none.
 func (ix *PackageIndex) Nearest(name string, n int) []string {
-	return nearest([]*PackageIndex{ix}, name, n)
+	return nearestIn([]*PackageIndex{ix}, name, n)
 }
 
-// nearest is [PackageIndex.Nearest] over the union of indexes.
-func nearest(indexes []*PackageIndex, name string, n int) []string {
+// nearestIn is [PackageIndex.Nearest] over the union of indexes.
+func nearestIn(indexes []*PackageIndex, name string, n int) []string {
 	q := strings.ToLower(strings.TrimSpace(name))
 	bare := strings.TrimPrefix(q, "python3-")
 	if bare == "" || n <= 0 {
 		return nil
 	}
 	limit := max(2, len(bare)/3)
-	type scored struct {
-		name  string
-		score int
-	}
-	var out []scored
+	var out []nearest.Scored
 	seen := map[string]bool{}
 	for _, ix := range indexes {
 		for _, c := range ix.names {
 			if !seen[c] {
 				seen[c] = true
 				if s, ok := nearScore(c, q, bare, limit); ok {
-					out = append(out, scored{c, s})
+					out = append(out, nearest.Scored{Name: c, Score: s})
 				}
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(len(a.name), len(b.name)), strings.Compare(a.name, b.name))
-	})
-	names := make([]string, 0, min(n, len(out)))
-	for _, s := range out[:min(n, len(out))] {
-		names = append(names, s.name)
-	}
-	return names
+	return nearest.Best(out, n)
 }
 
 // nearScore scores package name c against the query q (bare: q without
@@ -236,7 +226,7 @@ func nearScore(c, q, bare string, limit int) (int, bool) {
 	case len(bare) >= 3 && strings.Contains(cb, bare):
 		s = 1 + (len(cb)-len(bare))/4
 	default:
-		if abs(len(cb)-len(bare)) > limit && abs(len(c)-len(q)) > limit {
+		if nearest.Abs(len(cb)-len(bare)) > limit && nearest.Abs(len(c)-len(q)) > limit {
 			return 0, false
 		}
 		d := min(edlib.OSADamerauLevenshteinDistance(cb, bare), edlib.OSADamerauLevenshteinDistance(c, q))
@@ -249,13 +239,6 @@ func nearScore(c, q, bare string, limit int) (int, bool) {
 		s += 2
 	}
 	return s, true
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // debArch returns the Debian architecture of the build machine, which

@@ -105,7 +105,7 @@ func resolveLibrary(name string, indexes []*PackageIndex) (Library, error) {
 		for _, p := range l.Packages {
 			if _, ok := lookup(indexes, p); !ok {
 				return Library{}, &UnknownPackageError{Suite: suiteLabel(indexes), Name: name, Tried: []string{p},
-					Nearest: nearest(indexes, p, 5)}
+					Nearest: nearestIn(indexes, p, 5)}
 			}
 		}
 		return l, nil
@@ -166,7 +166,7 @@ func resolveLibrary(name string, indexes []*PackageIndex) (Library, error) {
 		return Library{}, fmt.Errorf("library %q: Debian %s's %s package %s has several Python 3 packages: %s; name one",
 			name, suiteLabel(indexes), by.kind, by.name, strings.Join(cands, ", "))
 	}
-	return Library{}, &UnknownPackageError{Suite: suiteLabel(indexes), Name: name, Tried: tried, Nearest: nearest(indexes, q, 5)}
+	return Library{}, &UnknownPackageError{Suite: suiteLabel(indexes), Name: name, Tried: tried, Nearest: nearestIn(indexes, q, 5)}
 }
 
 // auxiliary reports whether a binary package name is a helper of a
@@ -197,7 +197,7 @@ func ResolvePackages(pkgs []string, indexes ...*PackageIndex) error {
 			provided = provided || len(ix.Providers(p)) > 0
 		}
 		if !provided {
-			return &UnknownPackageError{Suite: suiteLabel(indexes), Name: p, Tried: []string{p}, Nearest: nearest(indexes, p, 5)}
+			return &UnknownPackageError{Suite: suiteLabel(indexes), Name: p, Tried: []string{p}, Nearest: nearestIn(indexes, p, 5)}
 		}
 	}
 	return nil

@@ -1,9 +1,12 @@
 package index
 
 import (
-	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/hbollon/go-edlib"
+
+	"github.com/novelapi/novelapi/internal/nearest"
 )
 
 // NearestNames returns up to n names from candidates closest to query: exact
@@ -20,11 +23,7 @@ func NearestNames(query string, candidates []string, n int) []string {
 	if i := strings.LastIndexByte(q, '.'); i >= 0 {
 		qLeaf = q[i+1:]
 	}
-	type scored struct {
-		name  string
-		score int
-	}
-	var out []scored
+	var out []nearest.Scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
 		leaf := lc
@@ -38,57 +37,21 @@ func NearestNames(query string, candidates []string, n int) []string {
 		case leaf == qLeaf:
 			s = 1
 		case len(qLeaf) >= 3 && strings.Contains(leaf, qLeaf), len(q) >= 3 && strings.Contains(lc, q):
-			s = 2 + abs(len(leaf)-len(qLeaf))/4
+			s = 2 + nearest.Abs(len(leaf)-len(qLeaf))/4
 		default:
-			d := min(levenshtein(leaf, qLeaf), levenshtein(lc, q))
 			limit := max(2, len(qLeaf)/3)
+			if nearest.Abs(len(leaf)-len(qLeaf)) > limit && nearest.Abs(len(lc)-len(q)) > limit {
+				continue
+			}
+			d := min(edlib.LevenshteinDistance(leaf, qLeaf), edlib.LevenshteinDistance(lc, q))
 			if d > limit {
 				continue
 			}
 			s = 4 + d
 		}
-		out = append(out, scored{c, s})
+		out = append(out, nearest.Scored{Name: c, Score: s})
 	}
-	slices.SortFunc(out, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(len(a.name), len(b.name)), strings.Compare(a.name, b.name))
-	})
-	names := make([]string, 0, min(n, len(out)))
-	for _, s := range out[:min(n, len(out))] {
-		names = append(names, s.name)
-	}
-	return names
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// levenshtein is the edit distance between a and b in bytes, with an early
-// exit for very different lengths.
-func levenshtein(a, b string) int {
-	if abs(len(a)-len(b)) > 8 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return nearest.Best(out, n)
 }
 
 // SuggestNames returns at most n names of cands near the whole query (see
