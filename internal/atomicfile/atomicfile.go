@@ -4,39 +4,63 @@
 package atomicfile
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
 
-// Write writes data to path through a temporary file in the same
-// directory, fsyncs it, gives it mode perm and renames it into place. On
-// error the temporary file is removed and path is untouched.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+// Write writes data to path with [WriteFunc].
+func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
+	})
+}
+
+// WriteFunc creates path's directory when missing, lets write fill a
+// temporary file in it (buffered), fsyncs the file, gives it mode perm and
+// renames it over path (and fsyncs the directory), so readers see the old contents or the complete
+// new ones. When write or any step fails, the temporary file is removed,
+// path is untouched and the error names path.
+func WriteFunc(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
+			f.Close()
 			os.Remove(f.Name())
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err = write(bw); err != nil {
 		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
-		f.Close()
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Chmod(f.Name(), perm); err != nil {
-		return err
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return os.Rename(f.Name(), path)
+	SyncDir(dir)
+	return nil
 }
 
 // WriteJSON writes v to path as JSON indented by two spaces with a final

@@ -13,7 +13,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
@@ -177,44 +176,17 @@ func Encode(w io.Writer, v any) error {
 	return err
 }
 
-// Write writes recs to path as JSONL, atomically: the records stream
-// into a temporary file in the same directory, which is fsynced and renamed
-// over path, so readers see the old file or the complete new one. The file
-// mode is 0644.
-func Write[T any](path string, recs []T) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write records: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// Write writes recs to path as JSONL with [atomicfile.WriteFunc]
+// (atomically, making path's directory when missing), mode 0644.
+func Write[T any](path string, recs []T) error {
+	return atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error {
+		for i := range recs {
+			if err := Encode(w, recs[i]); err != nil {
+				return fmt.Errorf("write %s: record %d: %w", path, i+1, err)
+			}
 		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	for i := range recs {
-		if err = Encode(bw, recs[i]); err != nil {
-			return fmt.Errorf("write %s: record %d: %w", path, i+1, err)
-		}
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	atomicfile.SyncDir(filepath.Dir(path))
-	return nil
+		return nil
+	})
 }
 
 // An Appender appends records to a JSONL file, one line per Write, and

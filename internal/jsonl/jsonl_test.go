@@ -51,8 +51,14 @@ func TestWrite_Atomic(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only out.jsonl (temp file left?)", len(entries))
 	}
-	if err := jsonl.Write(filepath.Join(dir, "missing", "x.jsonl"), []rec{}); err == nil {
-		t.Error("writing into a missing directory succeeded")
+	// A missing directory is made (a fresh data directory has none);
+	// a parent that is a file is an error naming the path.
+	if err := jsonl.Write(filepath.Join(dir, "missing", "x.jsonl"), []rec{}); err != nil {
+		t.Errorf("writing into a missing directory: %v", err)
+	}
+	bad := filepath.Join(path, "x.jsonl")
+	if err := jsonl.Write(bad, []rec{}); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("writing under a file: %v, want an error naming %s", err, bad)
 	}
 }
 
