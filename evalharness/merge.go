@@ -19,7 +19,8 @@ var ErrShardMismatch = errors.New("evalharness: inconsistent shards")
 // Merge joins the results of shard directories (each written by [Run] with
 // a Shard, possibly on different machines) into outDir: results.jsonl in
 // prediction order, eval_meta.json without a shard, and a recomputed
-// summary.json, all written atomically.
+// summary.json, all written atomically, holding outDir's lock as [Run]
+// does ([ErrRunInUse]).
 //
 // Consistency checks (any failure wraps ErrShardMismatch): every directory
 // has eval_meta.json with the same evaluator version, failure-label mode,
@@ -117,6 +118,11 @@ func Merge(outDir string, shardDirs ...string) (Summary, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return Summary{}, err
 	}
+	unlock, err := lockRun(outDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlock()
 	if err := writeResults(filepath.Join(outDir, pool.ResultsFile), results); err != nil {
 		return Summary{}, err
 	}

@@ -115,6 +115,10 @@ type Metrics struct {
 	InfraErrors []string `json:"infra_errors"`
 }
 
+// Judged is the number of tasks that were evaluated and decided: N
+// without the tasks that had no prediction.
+func (m Metrics) Judged() int { return m.N - m.NoPrediction }
+
 // Breakdowns holds Metrics per value of each grouping key. Tasks with an
 // empty key are grouped under "" (e.g. novelty unknown).
 type Breakdowns struct {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
+	"github.com/novelapi/novelapi/internal/filelock"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/schollz/progressbar/v3"
 )
@@ -26,6 +27,26 @@ import (
 // describes a different evaluation (evaluator version, failure labels,
 // pass@5, condition or shard); resuming would mix incompatible verdicts.
 var ErrMetaMismatch = errors.New("evalharness: run directory holds a different evaluation")
+
+// ErrRunInUse reports a run directory that another process is writing
+// (another [Run] or [Merge] into the same directory); two writers would
+// interleave their results.
+var ErrRunInUse = errors.New("evalharness: run directory in use")
+
+// lockRun takes the run directory's lock (results.jsonl.lock, held until
+// unlock or the process ends) without waiting; a directory another process
+// holds is ErrRunInUse naming that process.
+func lockRun(dir string) (unlock func(), err error) {
+	unlock, err = filelock.TryLock(filepath.Join(dir, pool.ResultsFile))
+	if le, ok := errors.AsType[*filelock.LockedError](err); ok {
+		who := "another process"
+		if le.PID > 0 {
+			who = fmt.Sprintf("process %d", le.PID)
+		}
+		return nil, fmt.Errorf("%w: %s is being written by %s (an eval run or merge into the same directory); wait for it to end or use another output directory", ErrRunInUse, dir, who)
+	}
+	return unlock, err
+}
 
 // CheckExpected returns a *MissingExpectedError naming the predicted tasks
 // that need reference call records (docs/protocol.md §1.4: every task whose spy is
@@ -179,8 +200,11 @@ type RunConfig struct {
 // each task completes), then summary.json and eval_meta.json atomically, in
 // the protocol's formats (docs/protocol.md §1.8, §4.7).
 //
-// A rerun resumes: tasks already in results.jsonl are skipped, a torn last
-// line (left by a kill) is dropped, and tasks whose greedy sample hit an
+// Run holds the directory's lock while it works: a second Run or [Merge]
+// into the same directory fails at once with [ErrRunInUse]. A rerun
+// resumes: tasks already in results.jsonl are skipped, lines that are not
+// complete records (a torn last line left by a kill) are dropped and their
+// tasks evaluated again, and tasks whose greedy sample hit an
 // infrastructure error are evaluated again, so the file never holds two
 // records of a task. Samples that still hit an infrastructure error after
 // DefaultInfraRetries retries are excluded from n and listed in the summary
@@ -207,6 +231,11 @@ func Run(ctx context.Context, cfg RunConfig) (Summary, error) {
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 		return Summary{}, err
 	}
+	unlock, err := lockRun(cfg.OutDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlock()
 	meta := cfg.meta()
 	if err := checkMeta(cfg.OutDir, meta, cfg.Rescore, log); err != nil {
 		return Summary{}, err
@@ -372,13 +401,20 @@ func checkMeta(dir string, want EvalMeta, rescore bool, log *slog.Logger) error 
 	return nil
 }
 
-// resumeResults reads path, drops a torn tail, infra-error records (to be
-// retried) and duplicates, rewriting the file when it drops a record, and
-// returns the completed task ids of the work set with their samples hashes.
+// resumeResults reads path, drops the lines that are not complete records
+// (a torn last line left by a kill, or lines garbled anywhere), the
+// infra-error records (to be retried) and duplicates, rewriting the file
+// atomically when it drops anything, and returns the completed task ids of
+// the work set with their samples hashes. The tasks of dropped lines are
+// evaluated again.
 func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]string, error) {
-	results, valid, err := pool.ReadResults(path)
+	results, torn, err := pool.ScanResults(path)
 	if err != nil {
 		return nil, err
+	}
+	if len(torn) > 0 {
+		log.Warn("results.jsonl: dropping lines that are not complete records; their tasks are evaluated again",
+			"path", path, "lines", abbrev(intStrings(torn), 10))
 	}
 	inWork := make(map[string]bool, len(work))
 	for _, w := range work {
@@ -404,18 +440,22 @@ func resumeResults(path string, work []workItem, log *slog.Logger) (map[string]s
 	}
 	if dropped > 0 {
 		log.Info("re-evaluating tasks that hit infrastructure errors", "count", dropped)
-		if err := writeResults(path, keep); err != nil {
-			return nil, err
-		}
-		return done, nil
 	}
-	if st, err := os.Stat(path); err == nil && st.Size() != valid {
-		log.Warn("dropping a torn last line of results.jsonl", "path", path, "bytes", st.Size()-valid)
-		if err := os.Truncate(path, valid); err != nil {
+	if dropped > 0 || len(torn) > 0 {
+		if err := writeResults(path, keep); err != nil {
 			return nil, err
 		}
 	}
 	return done, nil
+}
+
+// intStrings formats ns in decimal.
+func intStrings(ns []int) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
 }
 
 // runPending evaluates pending with a worker pool, appending each result to

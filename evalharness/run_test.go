@@ -237,6 +237,89 @@ func TestRun_ResumeAfterCancel(t *testing.T) {
 	}
 }
 
+// TestRun_SecondWriterRefused: a second Run into a directory that a Run is
+// writing fails at once with ErrRunInUse naming the holder, and the first
+// run's results stay whole.
+func TestRun_SecondWriterRefused(t *testing.T) {
+	tasks, preds := fakePool(12)
+	dir := t.TempDir()
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := &fakeHarness{flaky: map[string]bool{}, onCall: func(int64) {
+		once.Do(func() { close(started); <-release })
+	}}
+	first := make(chan error, 1)
+	go func() {
+		_, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog, Workers: 2, Harness: h})
+		first <- err
+	}()
+	<-started
+	_, err := evalharness.Run(t.Context(), evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog, Workers: 2, Harness: &fakeHarness{flaky: map[string]bool{}}})
+	close(release)
+	if !errors.Is(err, evalharness.ErrRunInUse) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
+		t.Errorf("second Run: %v; want ErrRunInUse naming process %d", err, os.Getpid())
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	rs := readLines(t, filepath.Join(dir, pool.ResultsFile))
+	if len(rs) != 12 {
+		t.Errorf("first run wrote %d results; want 12", len(rs))
+	}
+}
+
+// TestRun_ResumeRepairsGarbledLines: results.jsonl as two unlocked writers
+// left it (one record overwritten in the middle by another's, a torn last
+// line) is repaired on resume: the garbled tasks are evaluated again, each
+// task is recorded once and the summary is the clean run's.
+func TestRun_ResumeRepairsGarbledLines(t *testing.T) {
+	tasks, preds := fakePool(30)
+	cfg := func(dir string) evalharness.RunConfig {
+		return evalharness.RunConfig{Tasks: tasks, Predictions: preds, OutDir: dir, Log: runLog, Workers: 2, Harness: &fakeHarness{flaky: map[string]bool{}}}
+	}
+	want, err := evalharness.Run(t.Context(), cfg(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := evalharness.Run(t.Context(), cfg(dir)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, pool.ResultsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// Writer B's record written over the tail of writer A's at the same
+	// offset: A's head, then B's record, on one line.
+	lines[7] = lines[7][:len(lines[7])/2] + lines[8]
+	lines[8] = ""
+	garbled := strings.Join(lines[:25], "") + `{"task_id":"t029","api_name":"sci`
+	if err := os.WriteFile(path, []byte(garbled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pool.ReadResults(path); err == nil {
+		t.Fatal("the garbled file reads clean; the test does not garble it")
+	}
+	got, err := evalharness.Run(t.Context(), cfg(dir))
+	if err != nil {
+		t.Fatalf("resume over a garbled results.jsonl: %v", err)
+	}
+	rs := readLines(t, path)
+	for id, c := range ids(rs) {
+		if c != 1 {
+			t.Errorf("task %s appears %d times", id, c)
+		}
+	}
+	if len(rs) != 30 {
+		t.Errorf("repaired run has %d results; want 30", len(rs))
+	}
+	if !reflect.DeepEqual(got.Metrics, want.Metrics) {
+		t.Errorf("repaired summary differs:\n got %+v\nwant %+v", got.Metrics, want.Metrics)
+	}
+}
+
 func TestRun_MetaMismatch(t *testing.T) {
 	tasks, preds := fakePool(3)
 	dir := t.TempDir()

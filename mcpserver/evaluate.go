@@ -366,6 +366,9 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		if errors.Is(err, evalharness.ErrMetaMismatch) {
 			return mcp.NewToolResultError(fmt.Sprintf("evaluate: %s holds a different evaluation; choose another run_name", dir)), nil
 		}
+		if errors.Is(err, evalharness.ErrRunInUse) {
+			return mcp.NewToolResultError(fmt.Sprintf("evaluate: %v; choose another run_name", err)), nil
+		}
 		return nil, fmt.Errorf("evaluate run %s: %w", dir, err)
 	}
 	out := evalOut{RunDir: dir, Tasks: len(runPreds), Summary: summary, TestCheck: pc}

@@ -166,3 +166,34 @@ func ReadResults(path string) (results []TaskResult, valid int64, err error) {
 
 // isLastLine reports whether rest holds nothing but whitespace.
 func isLastLine(rest []byte) bool { return len(bytes.TrimSpace(rest)) == 0 }
+
+// ScanResults reads a results.jsonl file as a resuming run does: it keeps
+// every line that is a complete record and reports the 1-based numbers of
+// the lines that are not (torn by a kill, garbled, without a task_id, or a
+// last line without its newline), wherever they are. A missing file yields
+// nothing. Only a read error is an error.
+func ScanResults(path string) (results []TaskResult, torn []int, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	line := 0
+	for len(data) > 0 {
+		line++
+		raw, rest, complete := bytes.Cut(data, []byte("\n"))
+		data = rest
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var r TaskResult
+		if !complete || json.Unmarshal(raw, &r) != nil || r.TaskID == "" {
+			torn = append(torn, line)
+			continue
+		}
+		results = append(results, r)
+	}
+	return results, torn, nil
+}

@@ -189,3 +189,32 @@ func TestEvalRun_SkipInvalidDropsTheirPredictions(t *testing.T) {
 		t.Errorf("stderr lacks the dropped predictions:\n%s", stderr.String())
 	}
 }
+
+// TestEvalRun_NothingJudged: a run in which every predicted task hits an
+// infrastructure error (here: its environment was never built) writes its
+// results and summary but exits non-zero, naming the first error.
+func TestEvalRun_NothingJudged(t *testing.T) {
+	sandboxtest.Runner(t)
+	dir := t.TempDir()
+	task := unstackTask("absent-env")
+	task.Environment = "novelapi-test-never-built"
+	writeJSONL(t, filepath.Join(dir, "tasks.jsonl"), task)
+	writeJSONL(t, filepath.Join(dir, "expected_calls.jsonl"), map[string]any{"task_id": task.TaskID, "api_name": "numpy.unstack",
+		"status": "ok", "expected": []any{map[string]any{"kind": "call"}}, "reference_source": "masked_region", "n_runs": 4})
+	writeJSONL(t, filepath.Join(dir, "predictions.jsonl"), map[string]any{"task_id": task.TaskID, "samples": []string{"parts = np.unstack(x)"}})
+	backend := os.Getenv(sandboxtest.BackendEnvVar)
+	if backend == "" {
+		backend = "auto"
+	}
+	out := filepath.Join(dir, "run")
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--home", t.TempDir(), "eval", "run", "--tasks", filepath.Join(dir, "tasks.jsonl"),
+		"--predictions", filepath.Join(dir, "predictions.jsonl"), "--out", out, "--backend", backend, "--no-test-check"},
+		strings.NewReader(""), &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "no task could be judged") || !strings.Contains(stderr.String(), "novelapi-test-never-built") {
+		t.Errorf("eval run with no task judged: exit %d; stderr:\n%s\nwant non-zero and the reason", code, stderr.String())
+	}
+	if s, err := evalharness.ReadSummary(out); err != nil || len(s.InfraErrors) != 1 || s.N != 0 {
+		t.Errorf("summary.json: N %d, infra errors %v (%v); want 0 and the task", s.N, s.InfraErrors, err)
+	}
+}
