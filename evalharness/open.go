@@ -1,6 +1,7 @@
 package evalharness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -72,4 +73,61 @@ func (e *MissingExpectedError) Message() string {
 		msg += e.Where + "; "
 	}
 	return msg + "e.g. " + abbrev(e.Tasks, 5) + ")"
+}
+
+// An EvaluateConfig configures [Pool.Evaluate].
+type EvaluateConfig struct {
+	// Run configures the run of the predictions. Its Tasks default to the
+	// pool's (set them to evaluate a selection), Expected and TasksPath are
+	// the pool's.
+	Run RunConfig
+	// Harness runs the test check, and the run when Run.Harness is nil;
+	// required.
+	Harness *Harness
+	// NoTestCheck skips the check of the tests against mutants.
+	NoTestCheck bool
+	// TestCheck, when non-nil, receives the outcome of the test check
+	// before the run starts, so that flagged tests are shown before any
+	// score (docs/mutants.md §3).
+	TestCheck func(*PoolCheck)
+}
+
+// Evaluate is an evaluation of predictions on the pool, as 'eval run' and
+// the MCP evaluate tool make it: every predicted task must have its
+// reference call records ([Pool.CheckExpected]: a *MissingExpectedError
+// otherwise), the tests of the predicted tasks are checked against mutants
+// with the check file beside the pool (an unchanged task is checked once;
+// skipped with NoTestCheck, giving a nil *PoolCheck), then [Run] evaluates
+// the predictions with Run's Workers, Progress and Log used by both steps.
+func (p *Pool) Evaluate(ctx context.Context, cfg EvaluateConfig) (*PoolCheck, Summary, error) {
+	rc := cfg.Run
+	if rc.Tasks == nil {
+		rc.Tasks = p.Tasks
+	}
+	rc.Expected, rc.TasksPath = p.Expected, p.TasksPath
+	if cfg.Harness == nil {
+		return nil, Summary{}, errors.New("evaluate: no harness")
+	}
+	if rc.Harness == nil {
+		rc.Harness = cfg.Harness
+	}
+	if err := p.CheckExpected(rc.Tasks, rc.Predictions); err != nil {
+		return nil, Summary{}, err
+	}
+	var pc *PoolCheck
+	if !cfg.NoTestCheck {
+		var err error
+		pc, err = CheckPool(ctx, PoolCheckConfig{
+			Harness: cfg.Harness, Tasks: PredictedTasks(rc.Tasks, rc.Predictions, rc.Shard), Expected: p.Expected,
+			Path: CheckPath(p.TasksPath), Workers: rc.Workers, Progress: rc.Progress, Log: rc.Log,
+		})
+		if err != nil {
+			return nil, Summary{}, err
+		}
+		if cfg.TestCheck != nil {
+			cfg.TestCheck(pc)
+		}
+	}
+	s, err := Run(ctx, rc)
+	return pc, s, err
 }

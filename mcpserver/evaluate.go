@@ -321,10 +321,6 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 	}
 
-	if err := tp.CheckExpected(selected, runPreds); err != nil {
-		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
-		return mcp.NewToolResultError(fmt.Sprintf("evaluate: %s: the call-record check cannot run; build the tasks with their C1 records (without --no-c1) or give the server an expected_calls.jsonl", me.Message())), nil
-	}
 	runsDir := s.cfg.Eval.RunsDir
 	if runsDir == "" {
 		runsDir = filepath.Join(os.TempDir(), "novelapi-runs")
@@ -335,28 +331,16 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	}
 	dir := filepath.Join(runsDir, sanitizeName(name))
 
-	// Tests that accept wrong answers are listed before the score
-	// (docs/mutants.md §3); the check file beside the pool keeps the
-	// outcomes, so an unchanged task is checked once.
-	checked := evalharness.PredictedTasks(selected, runPreds, evalharness.Shard{})
-	prog.send(0, total, fmt.Sprintf("checking the tests of %d tasks (reference and mutants)", len(checked)))
-	pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
-		Harness: h, Tasks: checked, Expected: tp.Expected, Path: evalharness.CheckPath(tasksPath), Workers: s.cfg.Eval.Workers, Log: s.log,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, fmt.Errorf("evaluate: check tests: %w", err)
-	}
-
 	counter := &progressEvaluator{inner: h, total: total, prog: prog}
-	prog.send(0, total, fmt.Sprintf("evaluating %d tasks (%d samples) into %s", len(runPreds), total, dir))
-	summary, err := evalharness.Run(ctx, evalharness.RunConfig{
-		Tasks: selected, Expected: tp.Expected, Predictions: runPreds, OutDir: dir, Workers: s.cfg.Eval.Workers,
-		Condition: r.condition, Harness: counter, TasksPath: tasksPath, PredictionsPath: r.predsPath,
+	prog.send(0, total, fmt.Sprintf("checking the tests of %d tasks (reference and mutants), then evaluating them (%d samples) into %s", len(runPreds), total, dir))
+	pc, summary, err := tp.Evaluate(ctx, evalharness.EvaluateConfig{Harness: h, Run: evalharness.RunConfig{
+		Tasks: selected, Predictions: runPreds, OutDir: dir, Workers: s.cfg.Eval.Workers,
+		Condition: r.condition, Harness: counter, PredictionsPath: r.predsPath,
 		ClassifyFailures: true, Log: s.log,
-	})
+	}})
+	if me, ok := errors.AsType[*evalharness.MissingExpectedError](err); ok {
+		return mcp.NewToolResultError(fmt.Sprintf("evaluate: %s: the call-record check cannot run; build the tasks with their C1 records (without --no-c1) or give the server an expected_calls.jsonl", me.Message())), nil
+	}
 	prog.flush()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -128,11 +128,6 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if len(preds) == 0 {
 		return fmt.Errorf("eval run: %s holds no predictions", cfg.predictions)
 	}
-	if err := tp.CheckExpected(tp.Tasks, preds); err != nil {
-		me, _ := errors.AsType[*evalharness.MissingExpectedError](err)
-		return fmt.Errorf("eval run: %s; pass --expected or build tasks without --no-c1", me.Message())
-	}
-
 	runner, err := newRunner(ctx, g, cfg.backend)
 	if err != nil {
 		return err
@@ -141,30 +136,26 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err != nil {
 		return err
 	}
-	if !cfg.noTestCheck {
-		// Tests that accept wrong answers are listed before any score
-		// (docs/mutants.md §3); the check file beside the pool keeps the
-		// outcomes, so an unchanged task is checked once.
-		pc, err := evalharness.CheckPool(ctx, evalharness.PoolCheckConfig{
-			Harness: h, Tasks: evalharness.PredictedTasks(tp.Tasks, preds, shard), Expected: tp.Expected,
-			Path: evalharness.CheckPath(cfg.tasks), Workers: cfg.workers, Progress: progressWriter(g), Log: g.log,
-		})
-		if err != nil {
-			return err
-		}
-		w := g.stdout
-		if cfg.json {
-			w = g.stderr
-		}
-		pc.WriteReport(w, 0)
-	}
-	s, err := evalharness.Run(ctx, evalharness.RunConfig{
-		Tasks: tp.Tasks, Expected: tp.Expected, Predictions: preds, OutDir: out,
-		Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
-		Harness: h, ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
-		TasksPath: cfg.tasks, PredictionsPath: cfg.predictions, ScoreMissing: true,
-		Progress: progressWriter(g), Log: g.log,
+	_, s, err := tp.Evaluate(ctx, evalharness.EvaluateConfig{
+		Harness: h, NoTestCheck: cfg.noTestCheck,
+		TestCheck: func(pc *evalharness.PoolCheck) {
+			w := g.stdout
+			if cfg.json {
+				w = g.stderr
+			}
+			pc.WriteReport(w, 0)
+		},
+		Run: evalharness.RunConfig{
+			Predictions: preds, OutDir: out,
+			Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
+			ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
+			PredictionsPath: cfg.predictions, ScoreMissing: true,
+			Progress: progressWriter(g), Log: g.log,
+		},
 	})
+	if me, ok := errors.AsType[*evalharness.MissingExpectedError](err); ok {
+		return fmt.Errorf("eval run: %s; pass --expected or build tasks without --no-c1", me.Message())
+	}
 	if err != nil {
 		return err
 	}
