@@ -45,12 +45,23 @@ func TestPoolEvaluate_MissingRecords(t *testing.T) {
 // Evaluate: the test check and the run both see the records.
 func TestPoolEvaluate_Fixture(t *testing.T) {
 	h := newTestHarness(t)
-	p, err := OpenPool(OpenConfig{Tasks: tasksPath})
+	// A copy: the test check writes its file beside the pool.
+	dir := t.TempDir()
+	for _, f := range []string{tasksPath, expectedPath} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := OpenPool(OpenConfig{Tasks: filepath.Join(dir, "tasks.jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.ExpectedPath == "" {
-		t.Fatalf("no expected_calls.jsonl found beside %s", tasksPath)
+		t.Fatalf("no expected_calls.jsonl found beside %s", p.TasksPath)
 	}
 	task := p.Tasks[0]
 	preds := []*pool.Prediction{{TaskID: task.TaskID, Samples: []string{task.ReferenceSolution}}}
@@ -60,6 +71,9 @@ func TestPoolEvaluate_Fixture(t *testing.T) {
 		Run:       RunConfig{Predictions: preds, OutDir: filepath.Join(t.TempDir(), "run")}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(CheckPath(p.TasksPath)); err != nil {
+		t.Errorf("the test check kept nothing beside the pool: %v", err)
 	}
 	if checked == nil || checked != pc {
 		t.Errorf("TestCheck got %p, Evaluate returned %p", checked, pc)
