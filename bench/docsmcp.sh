@@ -10,11 +10,12 @@
 # bookworm -> trixie novelties: build that index with
 #   novelapi up --old-suite bookworm --new-suite trixie --no-serve
 # bench/docsmcp is a module of its own (its SQLite driver stays out of
-# novelapi's go.mod); its first build compiles the driver (1-2 minutes).
+# novelapi's go.mod; -mod=mod takes in the dependencies novelapi adds);
+# its first build compiles the driver (1-2 minutes).
 set -eu
 cd "$(dirname "$0")/.."
 bin="${TMPDIR:-/tmp}/novelapi-bench-docsmcp"
-(cd bench/docsmcp && go build -o "$bin" .)
+(cd bench/docsmcp && go build -mod=mod -o "$bin" .)
 home="${NOVELAPI_HOME:-$HOME/.cache/novelapi}"
 case " $* " in
 *" --index"*) exec "$bin" "$@" ;;
