@@ -98,50 +98,54 @@ func TestEvalRun_PriCoder(t *testing.T) {
 
 }
 
-// APICoder's pools, originals and renamed (docs/importers.md recommends
-// bookworm-sci for them; the test runs in trixie-sci, where the harness's
-// judge reads the numpy results of module code, docs/importers.md): every reference
-// passes through the harness exactly when the
-// pool's own program (prompt + completion + "\n" + test + "\n" + check
-// call, run as plain Python) passes, and the references that fail, fail
-// for the dataset's reasons: PandasEval/32's test takes a parameter that
-// check() does not pass, NumpyEval/97 calls np.alen (removed in numpy
-// 1.23), and the renamed solutions of /32 and /97 name a real-library name,
-// which the harness's translation turns into "error!".
+// APICoder's pools, originals and renamed, in bookworm-sci (numpy 1.24,
+// pandas 1.5: the environment docs/importers.md recommends for them) and
+// trixie-sci (numpy 2.2, pandas 2.2): every reference passes through the
+// harness exactly when the pool's own program (prompt + completion + "\n" +
+// test + "\n" + check call, run as plain Python) passes, and the references
+// that fail, fail for the dataset's reasons: PandasEval/32's test takes a
+// parameter that check() does not pass, NumpyEval/97 calls np.alen (removed
+// in numpy 1.23), and the renamed solutions of /32 and /97 name a
+// real-library name, which the harness's translation turns into "error!".
+// The sample's NumpyEval/0, /1 and /28 are module code whose test reads a
+// numpy array, which crosses from the completion's process to the judge's
+// (docs/threat-model.md §4) under both numpy versions.
 func TestEvalRun_APICoderMatchesOriginalHarness(t *testing.T) {
-	sandboxtest.Env(t, "trixie-sci")
 	bwrapOnly(t)
 	wantFail := map[string]string{"he_PandasEval_32": "TypeError", "he_NumpyEval_97": "AttributeError"}
-	for _, name := range []string{"pandas", "monkey", "numpy", "beatnum"} {
-		t.Run(name, func(t *testing.T) {
-			dir, tasks := importAPICoder(t, name, "trixie-sci")
-			var list []*importers.Task
-			for _, tk := range tasks {
-				list = append(list, tk)
-			}
-			checks, err := importers.CheckReferences(t.Context(), list, importers.CheckConfig{
-				Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()), Workers: 2,
+	for _, env := range []string{"bookworm-sci", "trixie-sci"} {
+		for _, name := range []string{"pandas", "monkey", "numpy", "beatnum"} {
+			t.Run(env+"/"+name, func(t *testing.T) {
+				sandboxtest.Env(t, env)
+				dir, tasks := importAPICoder(t, name, env)
+				var list []*importers.Task
+				for _, tk := range tasks {
+					list = append(list, tk)
+				}
+				checks, err := importers.CheckReferences(t.Context(), list, importers.CheckConfig{
+					Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()), Workers: 2,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				by, _ := evalPool(t, dir, func(*pool.Task) bool { return true })
+				for _, c := range checks {
+					r := by[c.TaskID]
+					if c.InfraError != "" || r.Passed != c.Original.Passed || c.Monitor.Passed != c.Original.Passed {
+						t.Errorf("%s: harness passed %v (%s %s), original %+v, monitored %+v, infra %q",
+							c.TaskID, r.Passed, r.Status, r.Error, c.Original, c.Monitor, c.InfraError)
+						continue
+					}
+					exc, fails := wantFail[c.TaskID]
+					if (name == "monkey" || name == "beatnum") && fails {
+						exc = "SyntaxError" // the solution names a real-library name: "error!"
+					}
+					if c.Original.Passed == fails || (fails && !strings.HasPrefix(c.Original.Reason, exc+":")) {
+						t.Errorf("%s: original %+v; want passed %v (%s)", c.TaskID, c.Original, !fails, exc)
+					}
+				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			by, _ := evalPool(t, dir, func(*pool.Task) bool { return true })
-			for _, c := range checks {
-				r := by[c.TaskID]
-				if c.InfraError != "" || r.Passed != c.Original.Passed || c.Monitor.Passed != c.Original.Passed {
-					t.Errorf("%s: harness passed %v (%s %s), original %+v, monitored %+v, infra %q",
-						c.TaskID, r.Passed, r.Status, r.Error, c.Original, c.Monitor, c.InfraError)
-					continue
-				}
-				exc, fails := wantFail[c.TaskID]
-				if (name == "monkey" || name == "beatnum") && fails {
-					exc = "SyntaxError" // the solution names a real-library name: "error!"
-				}
-				if c.Original.Passed == fails || (fails && !strings.HasPrefix(c.Original.Reason, exc+":")) {
-					t.Errorf("%s: original %+v; want passed %v (%s)", c.TaskID, c.Original, !fails, exc)
-				}
-			}
-		})
+		}
 	}
 }
 

@@ -380,7 +380,7 @@ class Encoder(pickle._Pickler):
         mod = getattr(t, "__module__", "") or ""
         lib = (mod.split(".")[0] in self._codec.tops or (mod, getattr(t, "__qualname__", "")) in _STDLIB_CLASSES) \
             and not _denied(mod)
-        if lib and _library_type(t):
+        if lib and (_library_type(t) or _numpy_dtype_class(t)):
             return None
         if tuple in t.__mro__:
             fields = getattr(t, "_fields", None)
@@ -417,6 +417,18 @@ def _library_type(t):
     # a library's __module__).
     try:
         return _walk(importlib.import_module(t.__module__), t.__qualname__) is t
+    except BaseException:
+        return False
+
+
+def _numpy_dtype_class(t):
+    # t is the class numpy makes for the dtypes of one scalar type. numpy
+    # 1.x names them "numpy.dtype[int64]", which no module attribute holds
+    # (numpy 2 has numpy.dtypes.Int64DType); DType classes cannot be
+    # subclassed, and their instances pickle through numpy.dtype itself.
+    nd = sys.modules.get("numpy")
+    try:
+        return nd is not None and issubclass(t, nd.dtype) and t is type(nd.dtype(t.type))
     except BaseException:
         return False
 
