@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ func main() {
 	tasks := flag.String("tasks", "", "tasks.jsonl to evaluate as well (query = description + context)")
 	noSource := flag.Bool("no-source", false, "leave the implementation (C) out of the peer's pages")
 	byLib := flag.Bool("by-library", false, "print a row per library under each set")
+	flag.StringVar(&missesPath, "misses", "", "write a JSON line per query where hybrid or the peer misses rank 1 to this file")
 	flag.Parse()
 	if err := run(context.Background(), *dir, *tasks, !*noSource, *byLib, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/docsmcp:", err)
@@ -75,6 +77,22 @@ func (f figures) rates() (h1, h5, mrr float64) {
 	return f.hit1 / n, f.hit5 / n, f.mrrSum / n
 }
 
+// missesPath, when not "", receives a JSON line per query that hybrid or
+// the peer (over all libraries) does not rank first: the set, the target,
+// both ranks and both top three.
+var missesPath string
+
+// A miss is one line of the --misses file.
+type miss struct {
+	Set    string   `json:"set"`
+	API    string   `json:"api_name"`
+	Query  string   `json:"query"`
+	Hybrid int      `json:"hybrid_rank"`
+	Peer   int      `json:"peer_rank"`
+	TopH   []string `json:"hybrid_top"`
+	TopP   []string `json:"peer_top"`
+}
+
 func run(ctx context.Context, dir, tasks string, withSource, byLib bool, sets []string) error {
 	if dir == "" {
 		return fmt.Errorf("--index is required")
@@ -106,6 +124,15 @@ func run(ctx context.Context, dir, tasks string, withSource, byLib bool, sets []
 	fmt.Printf("index %s: %d bundles, embedder %s, ranking %s\n", dir, m.Bundles, m.Embedder.ID, index.RankingVersion)
 	fmt.Printf("peer (docs-mcp-server's method): %d pages, %d chunks, source in pages %v, built in %.1fs\n\n",
 		st.pages, st.chunks, withSource, time.Since(start).Seconds())
+	var misses *json.Encoder
+	if missesPath != "" {
+		f, err := os.Create(missesPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		misses = json.NewEncoder(f)
+	}
 	fmt.Printf("%-22s %5s | %-23s | %-23s | %-23s | %-13s\n", "", "", "hybrid (novelapi)", "peer, all libraries", "peer, own library", "hybrid / peer")
 	fmt.Printf("%-22s %5s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %6s %6s\n", "set", "n",
 		"hit@1", "hit@5", "MRR", "hit@1", "hit@5", "MRR", "hit@1", "hit@5", "MRR", "hit@1", "hit@5")
@@ -137,6 +164,11 @@ func run(ctx context.Context, dir, tasks string, withSource, byLib bool, sets []
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", set, q.APIName, err)
 			}
+			if misses != nil {
+				if err := writeMiss(ctx, misses, ix, st, set, q.Query, text, target, ra); err != nil {
+					return err
+				}
+			}
 			if all[lib] == nil {
 				all[lib], own[lib] = &figures{}, &figures{}
 				libs = append(libs, lib)
@@ -164,6 +196,31 @@ func printRow(name string, rep *index.EvalReport, lib string, all, own figures) 
 	o1, o5, om := own.rates()
 	fmt.Printf("%-22s %5d | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f | %5.2fx %5.2fx\n",
 		name, h.N, h.HitAt1, h.HitAt5, h.MRR, a1, a5, am, o1, o5, om, ratio(h.HitAt1, a1), ratio(h.HitAt5, a5))
+}
+
+// writeMiss writes the line of one query to the --misses file when hybrid
+// or the peer does not rank target first.
+func writeMiss(ctx context.Context, enc *json.Encoder, ix *index.Index, st *store, set, query, text, target string, peer int) error {
+	hits, err := ix.Search(ctx, index.Query{Text: text, Retriever: index.Hybrid, K: index.MaxK})
+	if err != nil {
+		return err
+	}
+	m := miss{Set: strings.TrimSuffix(filepath.Base(set), ".jsonl"), API: target, Query: query, Peer: peer}
+	for _, h := range hits {
+		if h.APIName == target {
+			m.Hybrid = h.Rank
+		}
+		if len(m.TopH) < 3 {
+			m.TopH = append(m.TopH, h.APIName)
+		}
+	}
+	if m.Hybrid == 1 && peer == 1 {
+		return nil
+	}
+	if m.TopP, err = st.search(ctx, text, "", 3); err != nil {
+		return err
+	}
+	return enc.Encode(m)
 }
 
 // peerRank is the 1-based rank of target among the peer's first
