@@ -1,5 +1,5 @@
 # --- call-record check (auto-injected) ---
-# novelapibench-protocol §4.5: every expected reference record must be
+# docs/protocol.md §4.5: every expected reference record must be
 # reproduced by at least one of the completion's own target calls (subset,
 # order-free, any-match). The placeholder below is replaced by a Python
 # string holding the expected records as JSON. The matching itself is

@@ -1,4 +1,4 @@
-# --- fingerprint helpers (novelapibench-protocol §4.5) ---
+# --- fingerprint helpers (docs/protocol.md §4.5) ---
 # Value fingerprints for the call records of the recording monitor. Any error
 # inside a step is swallowed, leaving a partial dict.
 import hashlib as _fp_hashlib

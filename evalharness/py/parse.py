@@ -1,6 +1,6 @@
 # novelapi batch parser (trusted; /job/parse.py). Reads the nonce from stdin
 # and /job/parse.json {"cands": [str], "plans": [plan]}, answers whether each
-# candidate parses with ast.parse (novelapibench-protocol §3) and what the
+# candidate parses with ast.parse (docs/protocol.md §3) and what the
 # runner's own extraction yields for each plan, as records in
 # /out/records.jsonl (start, parse, done) carrying the nonce.
 import importlib.util

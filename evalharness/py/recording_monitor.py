@@ -1,5 +1,5 @@
 # --- target-API call monitor with call recording (auto-injected) ---
-# novelapi's recording monitor (novelapibench-protocol §4.4): the stock
+# novelapi's recording monitor (docs/protocol.md §4.4): the stock
 # monitor's resolution and alias patching (§4.2), plus call records with
 # fingerprints (fingerprint.py, prepended). The targets placeholder is replaced
 # by a Python list of fully qualified target names; the first is the task's

@@ -7,7 +7,7 @@
 #                  expected call records, the run's nonce and the records
 #                  file. No code of the completion is ever loaded in it.
 #   the candidate  the forked child: it runs the setup (parts [A]-[G] of
-#                  novelapibench-protocol §4.1) and the completion in one
+#                  docs/protocol.md §4.1) and the completion in one
 #                  namespace, in a worker thread, and reports to the judge
 #                  over a pipe: phases, an exception, the spy's state, and
 #                  the values of the names the test reads, as plain data
@@ -209,7 +209,7 @@ def _leaf_of(call):
 
 
 def judge_fields(code, reference, leaf):
-    # The AST fields of the judge prompt (novelapibench-protocol §5.2), in
+    # The AST fields of the judge prompt (docs/protocol.md §5.2), in
     # ast.walk (breadth-first) order.
     out = {"reference_call": "<unknown>", "api_called_leaf": "<none>", "kwargs": "{}"}
     if leaf:
