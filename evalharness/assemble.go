@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/novelapi/novelapi/internal/pysyntax"
 	"github.com/novelapi/novelapi/pool"
@@ -17,20 +16,23 @@ import (
 // script of the protocol.
 
 // importLine is part [A]: "import <api_name minus last segment>", omitted
-// when the name has no dot. novelapi extension: when the parent's last
-// segment is capitalised (a class, as in "pandas.Series.case_when"), or
-// always when tolerant is set (check_code, whose target may be a method of
-// a lowercase class or of an instance: "scipy.stats.irwinhall.fit"), the
-// import falls back to shorter prefixes instead of failing the script; for
-// module parents of evaluated tasks the line is the protocol's.
-func importLine(apiName string, tolerant bool) string {
+// when the name has no dot. novelapi extension: when the parent has more
+// than one segment the import falls back to shorter prefixes instead of
+// failing the script, since the parent need not be a module: a class
+// ("pandas.Series.case_when", "numpy.ndarray.sum"), a module reached as an
+// attribute ("matplotlib.pyplot.style.use": matplotlib.pyplot is not a
+// package) or an instance ("scipy.stats.irwinhall.fit"). When the parent is
+// a module the first import is the protocol's line; one that exists nowhere
+// leaves the target unresolved, which the monitor reports as the task's
+// defect (§4.4).
+func importLine(apiName string) string {
 	i := strings.LastIndexByte(apiName, '.')
 	if i < 0 {
 		return ""
 	}
 	parent := apiName[:i]
 	segs := strings.Split(parent, ".")
-	if r := []rune(segs[len(segs)-1]); len(segs) == 1 || len(r) == 0 || (!tolerant && !unicode.IsUpper(r[0])) {
+	if len(segs) == 1 {
 		return "import " + parent
 	}
 	// try: import a.b.C / except ImportError: try: import a.b / ... import a
@@ -107,9 +109,6 @@ func reseedPrelude(seed int, torch bool) string {
 type setupOptions struct {
 	leafBinding bool   // [D], evaluation only
 	prelude     string // [G]
-	// tolerantImport makes [A] fall back to shorter prefixes whatever the
-	// parent's case (check_code; see importLine).
-	tolerantImport bool
 	// aliases are further paths the monitor [B] watches (check_code).
 	aliases []spyAlias
 }
@@ -130,7 +129,7 @@ func buildSetup(t *pool.Task, o setupOptions) string {
 		add(o.prelude)
 		return strings.Join(parts, "\n\n")
 	}
-	add(importLine(t.APIName, o.tolerantImport))
+	add(importLine(t.APIName))
 	add(t.HiddenSetup) // [A'], novelapi: installs what the monitor must wrap
 	add(recordingMonitor(t.Targets(), o.aliases))
 	add(t.ContextCode)
@@ -156,7 +155,7 @@ func newRunnerJob(t *pool.Task, o setupOptions) runnerJob {
 		}
 	}
 	if t.SpyNeeded() {
-		add(importLine(t.APIName, o.tolerantImport))
+		add(importLine(t.APIName))
 		if i := strings.LastIndexByte(t.APIName, '.'); i > 0 {
 			segs := strings.Split(t.APIName[:i], ".")
 			for n := len(segs); n >= 1; n-- {

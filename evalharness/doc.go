@@ -56,10 +56,18 @@
 //   - Callable objects that are neither classes nor functions (scipy.stats
 //     distributions) are spied by a proxy, several targets can share one
 //     spy, and the spy notes where an exception left a target call (§4.4).
-//   - Deterministic "novelapi:*" taxonomy rules run after the protocol's and
-//     before the judge, HARNESS_TAMPER has its own rule, and the judge is
-//     optional (§5.2). Empty and unparseable responses keep the protocol's
-//     label, WrongAPISelection (§9.6).
+//     Class targets are spied through a derived metaclass's __call__
+//     (classes defining only __new__, constructors that never run
+//     __init__, signatures read by introspection), classmethods,
+//     staticmethods, properties and methods of built-in types keep their
+//     kind, and a target that cannot be spied is the task's defect
+//     (INFRA_ERROR), never the completion's (§4.4).
+//   - Failures are labelled from the run's records by default (the
+//     runtime taxonomy, rules "runtime:*"); Config.Taxonomy
+//     TaxonomyProtocol applies §5.2's procedure on stderr text exactly.
+//     HARNESS_TAMPER has its own rule, and the judge is optional (§5.2).
+//     Empty and unparseable responses keep the protocol's label,
+//     WrongAPISelection, under the protocol taxonomy (§9.6).
 //   - With RunConfig.ScoreMissing a task without a prediction is scored as a
 //     failure (NO_PREDICTION), and a run directory of a different evaluator
 //     is refused rather than re-scored unless RunConfig.Rescore (§1.8).

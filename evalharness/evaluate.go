@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/novelapi/novelapi/pool"
@@ -78,12 +80,45 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 	return job, nil
 }
 
+// taskDefect says why a run failed through a defect of the task rather
+// than of the completion, or "": the judge could not run the task's import
+// line or hidden setup, the task's test does not compile, the monitor could
+// not spy a target (§4.4), the setup (import line, hidden setup, monitor,
+// context) raised before the completion ran, or the test failed to import
+// a module or name the environment lacks. Such a run is an
+// INFRA_ERROR, excluded from n (docs/sandbox.md §2), and is not retried.
+func taskDefect(out *runOutcome) string {
+	r := &out.Recs
+	if r.HarnessError != "" {
+		return r.HarnessError
+	}
+	if s := r.Spy; s != nil && s.Private && !s.Installed && !out.SpyOptional {
+		var why []string
+		for _, k := range slices.Sorted(maps.Keys(s.Failed)) {
+			why = append(why, k+" ("+s.Failed[k]+")")
+		}
+		if len(why) == 0 {
+			why = append(why, "no reason reported")
+		}
+		return "the target-API spy could not be installed for " + strings.Join(why, ", ")
+	}
+	e := r.Exception
+	switch {
+	case e == nil:
+	case e.Phase == "setup":
+		return clip("the task's setup raised before the completion ran: " + e.Exc + ": " + strings.TrimSpace(e.Msg))
+	case e.Phase == "test" && !e.Remote && (e.Exc == "ImportError" || e.Exc == "ModuleNotFoundError"):
+		return clip("the task's test imports what the environment lacks: " + e.Exc + ": " + strings.TrimSpace(e.Msg))
+	}
+	return ""
+}
+
 // runStatus decides the docs/sandbox.md §4.1 verdict of a run.
 func runStatus(out runOutcome) string {
 	res, r := out.Res, out.Recs
 	e := r.Exception
 	switch {
-	case res.InfraError != "" || r.HarnessError != "":
+	case res.InfraError != "" || taskDefect(&out) != "":
 		return pool.StatusInfraError
 	case res.TimedOut:
 		return pool.StatusTimeout
@@ -145,6 +180,11 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		v.CalledAPIs = calledAPIs(task.Targets(), spy)
 	}
 	v.SpyOff = !task.SpyNeeded()
+	if why := taskDefect(&out); why != "" && res.InfraError == "" {
+		v.InfraError, v.TaskDefect = "task defect: "+why, true
+		v.Error = truncateRunes(v.InfraError, 500)
+		return v
+	}
 	v.Passed = v.Status == pool.StatusPass && res.ExitCode == 0
 	if v.Passed {
 		if !h.cfg.NoLabels {
@@ -153,7 +193,7 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		return v
 	}
 	stderr := truncateRunes(string(res.Stderr), StderrKeep)
-	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs}
+	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs, Status: v.Status}
 	if v.Status == pool.StatusHarnessTamper {
 		f.Tamper = tamperReason(out)
 	}
@@ -171,6 +211,11 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 	}
 	c := h.classify(ctx, f)
 	v.Label, v.Rule, v.Rationale = c.Label, c.Rule, c.Rationale
+	// The PriCoder-style counts come from the run's records under either
+	// taxonomy.
+	if rc, ok := runtimeClass(f); ok && f.Tamper == "" {
+		c.Nonexistent, c.SigError = rc.Nonexistent, rc.SigError
+	}
 	if c.Nonexistent {
 		v.NonexistentCalls = 1
 	}
@@ -180,30 +225,46 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 	return v
 }
 
-// classify applies §5.2 in order: protocol rules (skipped on timeouts),
-// novelapi rules, the judge, the fallback.
+// classify labels a failure (§5.2). HARNESS_TAMPER has its own rule
+// first. The runtime taxonomy (the default) decides from the run's records
+// (runtimeClass); where they hold no evidence about the target (Weak, or
+// nothing recorded) the judge decides when configured, else that label or
+// what the spy saw. The protocol taxonomy is §5.2 exactly: rules (a)-(c)
+// on the kept stderr (skipped on timeouts), the judge, the textual
+// fallback.
 func (h *Harness) classify(ctx context.Context, f *failureFacts) classification {
 	if f.Tamper != "" {
 		return tamperClass(f)
+	}
+	if h.cfg.Taxonomy != TaxonomyProtocol {
+		c, ok := runtimeClass(f)
+		if ok && !c.Weak {
+			return c
+		}
+		if h.cfg.Judge != nil {
+			if jc, jok, _ := h.judge(ctx, f, f.judgeFields()); jok {
+				return jc
+			}
+		}
+		if ok {
+			return c
+		}
+		if f.targetCalled() || !f.Task.SpyNeeded() {
+			return classification{Label: pool.LabelWrongLogic, Rule: "runtime:fallback", Rationale: "no recorded evidence points at the target API's use; the program is wrong"}
+		}
+		return classification{Label: pool.LabelWrongAPISelection, Rule: "runtime:fallback", Rationale: clip("the spy saw no call of " + f.Task.APIName)}
 	}
 	if !f.TimedOut {
 		if c, ok := protocolRules(f); ok {
 			return c
 		}
 	}
-	if c, ok := novelapiRules(f); ok {
-		return c
-	}
 	why := "no deterministic rule matched"
 	if f.TimedOut {
 		why = "timed out"
 	}
 	if h.cfg.Judge != nil {
-		var jf judgeFields
-		if f.Recs != nil && f.Recs.Judge != nil {
-			jf = *f.Recs.Judge
-		}
-		c, ok, reason := h.judge(ctx, f, jf)
+		c, ok, reason := h.judge(ctx, f, f.judgeFields())
 		if ok {
 			return c
 		}
@@ -212,6 +273,14 @@ func (h *Harness) classify(ctx context.Context, f *failureFacts) classification 
 		return c
 	}
 	return fallbackClass(f, why)
+}
+
+// judgeFields are the AST fields of the judge prompt the runner computed.
+func (f *failureFacts) judgeFields() judgeFields {
+	if f.Recs != nil && f.Recs.Judge != nil {
+		return *f.Recs.Judge
+	}
+	return judgeFields{}
 }
 
 // CheckCode runs agent code in the library's environment with the spy on
@@ -226,7 +295,7 @@ func (h *Harness) classify(ctx context.Context, f *failureFacts) classification 
 func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, instances ...string) (CheckResult, error) {
 	task := &pool.Task{TaskID: "check_code", APIName: apiName, Library: library}
 	leaf := task.Leaf()
-	o := setupOptions{leafBinding: true, tolerantImport: true}
+	o := setupOptions{leafBinding: true}
 	for _, in := range instances {
 		if in != "" && in != apiName {
 			o.aliases = append(o.aliases, spyAlias{Path: in, Target: apiName})
@@ -248,6 +317,9 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 	if err != nil {
 		return CheckResult{Status: pool.StatusInfraError}, err
 	}
+	// The agent named the target: a name that cannot be spied is its
+	// answer (SpyInstalled false), not a defect of a task.
+	out.SpyOptional = true
 	v := h.verdict(ctx, task, out, false)
 	cr := CheckResult{
 		Ran:          v.Status == pool.StatusPass,
@@ -275,8 +347,11 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 		cr.Reason = "timed out: " + cr.Message
 	case pool.StatusCompileError:
 		cr.Reason = "the code does not compile or import: " + cr.ExceptionType + ": " + cr.Message
+	case pool.StatusInfraError:
+		cr.Reason = "no verdict: " + v.InfraError
 	}
 	switch {
+	case v.Status == pool.StatusInfraError:
 	case v.Status == pool.StatusHarnessTamper:
 		c := tamperClass(&failureFacts{Task: task, Recs: &out.Recs, Tamper: tamperReason(out)})
 		cr.Label, cr.Rationale = c.Label, c.Rationale

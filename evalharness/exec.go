@@ -128,6 +128,11 @@ type (
 		// Unattributed marks an entry record whose count could not be
 		// limited to the entry point (the script ran as one unit).
 		Unattributed bool `json:"unattributed"`
+		// Private marks a record of the spy's own hook (the monitor ran and
+		// registered); a record without it says no monitor ran.
+		Private bool `json:"private"`
+		// Failed says, per target, why the monitor could not spy it.
+		Failed map[string]string `json:"failed"`
 	}
 )
 
@@ -283,6 +288,9 @@ type runOutcome struct {
 	Res     sandbox.Result
 	Recs    runRecords
 	Retried bool
+	// SpyOptional makes a spy that could not be installed a fact of the
+	// run (check_code) rather than a defect of the task (taskDefect).
+	SpyOptional bool
 }
 
 // runnerArgv runs the trusted runner.

@@ -40,6 +40,10 @@ type Config struct {
 	// NoLabels turns failure classification off (labels ""), like the
 	// protocol's --no-failure-labels.
 	NoLabels bool
+	// Taxonomy chooses how failures are labelled (docs/protocol.md §5.2):
+	// TaxonomyRuntime ("" too) from the run's records, TaxonomyProtocol
+	// the published procedure on stderr text. New refuses other values.
+	Taxonomy string
 	// Memory is the memory limit of a run in bytes; 0 means 4 GiB (heavy
 	// scientific libraries need more than the sandbox default).
 	Memory int64
@@ -69,6 +73,11 @@ func New(cfg Config) (*Harness, error) {
 	if cfg.Memory <= 0 {
 		cfg.Memory = DefaultMemory
 	}
+	tax, err := taxonomyName(cfg.Taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Taxonomy = tax
 	log := cfg.Log
 	if log == nil {
 		log = slog.Default()

@@ -125,7 +125,7 @@ except TypeError:
     pass
 else:
     raise AssertionError("pdf() without x did not raise")`
-	job := runnerJob{Setup: buildSetup(task, setupOptions{leafBinding: true, tolerantImport: true}), Code: code}
+	job := runnerJob{Setup: buildSetup(task, setupOptions{leafBinding: true}), Code: code}
 	out, err := h.execJob(context.Background(), sandboxtestEnv(t), job, task.Timeout())
 	if err != nil {
 		t.Fatal(err)

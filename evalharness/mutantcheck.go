@@ -240,7 +240,7 @@ func jobOf(task *pool.Task) mutantJob {
 		}
 	}
 	if task.SpyNeeded() {
-		add(importLine(task.APIName, false))
+		add(importLine(task.APIName))
 	}
 	add(task.HiddenSetup)
 	add(task.ContextCode)

@@ -85,7 +85,9 @@ var kwArgRE = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=[^=]`)
 func Mutants(task *pool.Task) []Mutant {
 	code := strings.TrimSpace(task.MaskedRegion)
 	leaf := task.Leaf()
-	out := []Mutant{{Name: "empty", Code: "", Want: pool.LabelWrongAPISelection}}
+	// An empty response is an empty stub (§5.1), WrongSyntax under the
+	// runtime taxonomy (the protocol's rule (a) says WrongAPISelection).
+	out := []Mutant{{Name: "empty", Code: "", Want: pool.LabelWrongSyntax}}
 	refStart, open, closeP, ok := targetCall(code, leaf)
 	if !ok {
 		return out

@@ -63,12 +63,18 @@ type EvalMeta struct {
 	// Source is the knowledge source of the run: SourceOracle,
 	// SourceRetrieved or "" (unknown; sweeps infer it from the path).
 	Source string `json:"source,omitempty"`
+	// Taxonomy is how failures were labelled (TaxonomyRuntime,
+	// TaxonomyProtocol; "" for runs before the choice existed), Judge the
+	// judge's model ("" without one; docs/protocol.md §5.2).
+	Taxonomy string `json:"taxonomy,omitempty"`
+	Judge    string `json:"judge,omitempty"`
 }
 
 // sameEvaluation reports whether two metas describe the same scoring.
 func (m EvalMeta) sameEvaluation(o EvalMeta) bool {
 	return m.EvaluatorVersion == o.EvaluatorVersion && m.ClassifyFailures == o.ClassifyFailures &&
-		m.PassAt5 == o.PassAt5 && m.Condition == o.Condition && m.Shard == o.Shard
+		m.PassAt5 == o.PassAt5 && m.Condition == o.Condition && m.Shard == o.Shard &&
+		m.Taxonomy == o.Taxonomy && m.Judge == o.Judge
 }
 
 // EvaluatorVersion returns 16 hex digits of sha256 over parts, each

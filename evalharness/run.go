@@ -169,9 +169,12 @@ type RunConfig struct {
 	// records (see [EvaluatorVersion]), the analogue of the protocol's hash
 	// over evaluator sources and expected_calls.jsonl (§1.8).
 	EvaluatorVersion string
-	// ClassifyFailures and Backend are recorded in eval_meta.json; they do
-	// not change what Run does (the Harness is configured by the caller).
+	// ClassifyFailures, Taxonomy, Judge and Backend are recorded in
+	// eval_meta.json; they do not change what Run does (the Harness is
+	// configured by the caller). Taxonomy is the Harness's Config.Taxonomy
+	// and Judge its judge's model name ("" without a judge).
 	ClassifyFailures bool
+	Taxonomy, Judge  string
 	Backend          string
 	// TasksPath and PredictionsPath are recorded in eval_meta.json.
 	TasksPath, PredictionsPath string
@@ -349,7 +352,7 @@ func (cfg RunConfig) meta() EvalMeta {
 		}
 	}
 	return EvalMeta{
-		EvaluatorVersion: v, ClassifyFailures: cfg.ClassifyFailures, PassAt5: passAt5,
+		EvaluatorVersion: v, ClassifyFailures: cfg.ClassifyFailures, PassAt5: passAt5, Taxonomy: cfg.Taxonomy, Judge: cfg.Judge,
 		Condition: cfg.Condition, Shard: cfg.Shard.String(), Backend: cfg.Backend,
 		Tasks: cfg.TasksPath, Predictions: cfg.PredictionsPath, Source: cfg.Source,
 	}
@@ -617,7 +620,7 @@ func (cfg RunConfig) evaluateSample(ctx context.Context, w workItem, expected *p
 		if err != nil {
 			v = Verdict{Status: pool.StatusInfraError, InfraError: err.Error(), Error: truncTail(err.Error(), 500)}
 		}
-		if v.Status != pool.StatusInfraError {
+		if v.Status != pool.StatusInfraError || v.TaskDefect {
 			if attempt > 0 {
 				v.Retried = true
 			}

@@ -77,6 +77,8 @@ type failureFacts struct {
 	Recs     *runRecords // nil when the run left none
 	// Tamper is why the run is HARNESS_TAMPER ("" otherwise).
 	Tamper string
+	// Status is the run's docs/sandbox.md §4.1 status.
+	Status string
 }
 
 // tamperClass is novelapi's rule for HARNESS_TAMPER (docs/sandbox.md §4.1
@@ -98,6 +100,10 @@ func tamperClass(f *failureFacts) classification {
 type classification struct {
 	Label, Rule, Rationale string
 	Nonexistent, SigError  bool
+	// Weak marks a runtime label that rests on no evidence about the
+	// target (an exception in the completion's own code before any target
+	// call): the judge, when configured, decides instead.
+	Weak bool
 }
 
 func clip(s string) string { return truncateRunes(s, 240) }
@@ -142,101 +148,13 @@ func protocolRules(f *failureFacts) (classification, bool) {
 	leaf := f.Task.Leaf()
 	switch {
 	case notCalledRE.MatchString(f.Stderr):
-		return classification{pool.LabelWrongAPISelection, "protocol:5.2a", "the completion never called the target API " + f.Task.APIName, false, false}, true
+		return classification{Label: pool.LabelWrongAPISelection, Rule: "protocol:5.2a", Rationale: "the completion never called the target API " + f.Task.APIName}, true
 	case f.ExcType == "SyntaxError" || f.ExcType == "IndentationError":
 		return classification{Label: pool.LabelWrongSyntax, Rule: "protocol:5.2b", Rationale: clip(f.ExcType + ": the completion does not compile")}, true
 	}
 	if m := nameErrorRE.FindStringSubmatch(f.Stderr); m != nil && f.Task.SpyNeeded() && (m[1] == leaf || m[1] == topPackage(f.Task.APIName)) {
 		rat := fmt.Sprintf("NameError on target API symbol '%s' — model did not import the call", m[1])
 		return classification{Label: subclassifyAPI(f.ExcType, rat, leaf, targetMentioned(f.Code, leaf)), Rule: "protocol:5.2c", Rationale: clip(rat)}, true
-	}
-	return classification{}, false
-}
-
-// novelapiRules are the deterministic rules beyond the protocol, from the
-// runner's structured records; ok is false when none applies.
-func novelapiRules(f *failureFacts) (classification, bool) {
-	r := f.Recs
-	leaf, api := f.Task.Leaf(), f.Task.APIName
-	called := r != nil && r.Spy != nil && r.Spy.Count > 0
-	if f.TimedOut {
-		if called {
-			return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:timeout-after-target", Rationale: "timed out after the target API was called (runaway loop or slow surrounding code)"}, true
-		}
-		return classification{}, false
-	}
-	if r == nil || r.Exception == nil {
-		return classification{}, false
-	}
-	e := r.Exception
-	msg := strings.TrimSpace(e.Msg)
-	short := clip(e.Exc + ": " + msg)
-	if t := e.Target; t != nil && !t.Chained {
-		shapeText := t.Msg + "\n" + strings.Join(t.Causes, "\n")
-		switch {
-		case t.Exc == "TypeError" && t.Bind != nil && !*t.Bind:
-			return classification{pool.LabelWrongParam, "novelapi:signature-bind", clip("the signature of " + api + " rejected the arguments: " + short), false, true}, true
-		case t.Exc == "TypeError" && t.Depth == 0 && paramMsgRE.MatchString(t.Msg):
-			return classification{pool.LabelWrongParam, "novelapi:call-site-typeerror", clip("TypeError raised at target call site: " + msg), false, true}, true
-		case shapeDtypeRE.MatchString(shapeText):
-			why := short
-			if !shapeDtypeRE.MatchString(t.Msg) && len(t.Causes) > 0 {
-				why = t.Causes[0]
-			}
-			return classification{Label: pool.LabelWrongShapeDtype, Rule: "novelapi:target-shape-dtype", Rationale: clip(api + " rejected the structure, shape or dtype of its input: " + why)}, true
-		case t.Exc == "TypeError":
-			return classification{pool.LabelWrongParam, "novelapi:target-typeerror", clip("TypeError from " + api + " on its arguments: " + msg), false, true}, true
-		case t.Exc == "ValueError":
-			return classification{Label: pool.LabelWrongParam, Rule: "novelapi:target-valueerror", Rationale: clip(api + " rejected an argument value: " + short)}, true
-		}
-	}
-	top := topPackage(api)
-	mentioned := targetMentioned(f.Code, leaf)
-	switch e.Exc {
-	case "AttributeError":
-		mod := ""
-		if e.ObjModule != nil {
-			mod = *e.ObjModule
-		}
-		name := ""
-		if e.Name != nil {
-			name = *e.Name
-		}
-		if m := attrOfModuleRE.FindStringSubmatch(msg); m != nil {
-			mod, name = m[1], m[2]
-		}
-		if mod != "" && topPackage(mod) == top {
-			if name == leaf || mentioned {
-				return classification{pool.LabelWrongImport, "novelapi:nonexistent-attribute", clip("wrong module path: " + short), true, false}, true
-			}
-			return classification{pool.LabelWrongAPISelection, "novelapi:hallucinated-attribute", clip("called a name that does not exist in " + top + ": " + short), true, false}, true
-		}
-	case "ModuleNotFoundError", "ImportError":
-		mod := ""
-		if e.Name != nil {
-			mod = *e.Name
-		}
-		if mod != "" && topPackage(mod) == top {
-			if e.NameFrom != nil && *e.NameFrom != "" && *e.NameFrom != leaf && !mentioned {
-				return classification{pool.LabelWrongAPISelection, "novelapi:hallucinated-import", clip("imported a name that does not exist in " + top + ": " + short), true, false}, true
-			}
-			return classification{pool.LabelWrongImport, "novelapi:nonexistent-module", clip("module path or import of " + top + " does not exist: " + short), true, false}, true
-		}
-	case "NameError":
-		if e.Name != nil && *e.Name != "" && leaf != "" {
-			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(*e.Name) + `(?:\.\w+)*\.` + regexp.QuoteMeta(leaf) + `\b`)
-			if re.MatchString(f.Code) {
-				return classification{Label: pool.LabelWrongImport, Rule: "novelapi:unbound-module-alias", Rationale: clip("'" + *e.Name + "' in the path to " + leaf + " was never imported")}, true
-			}
-		}
-	}
-	switch {
-	case e.Phase == "test" && strings.Contains(msg, "no call to the target API reproduces reference call"):
-		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:call-record-mismatch", Rationale: clip("target called, but " + msg)}, true
-	case (e.Phase == "test" || e.Phase == "all") && e.Exc == "AssertionError" && called:
-		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:assertion-after-target", Rationale: clip("target called; a test assertion failed: " + short)}, true
-	case e.Phase == "solution" && called && e.Target == nil:
-		return classification{Label: pool.LabelWrongLogic, Rule: "novelapi:crash-after-target", Rationale: clip("target called; the surrounding code then raised " + short)}, true
 	}
 	return classification{}, false
 }

@@ -22,15 +22,20 @@ type taxonomyFacts struct {
 	TimedOut  bool       `json:"timed_out"`
 	Exception *excRecord `json:"exception"`
 	Spy       *spyRecord `json:"spy"`
+	SpyOff    bool       `json:"spy_off"`
 }
 
 func (tf taxonomyFacts) facts() *failureFacts {
 	f := &failureFacts{
 		Task:     &pool.Task{TaskID: "t", APIName: tf.API, Description: "do it"},
 		Code:     tf.Code,
-		Stderr:   tf.Stderr,
+		Stderr:   truncateRunes(tf.Stderr, StderrKeep),
 		TimedOut: tf.TimedOut,
 		Recs:     &runRecords{Exception: tf.Exception, Spy: tf.Spy},
+	}
+	if tf.SpyOff {
+		off := false
+		f.Task.SpyRequired = &off
 	}
 	f.ExcType = exceptionType(tf.Stderr)
 	if tf.TimedOut {
@@ -39,8 +44,8 @@ func (tf taxonomyFacts) facts() *failureFacts {
 	return f
 }
 
-// TestClassify_Golden runs the deterministic taxonomy (no judge) on the
-// cases of testdata/taxonomy: want is "<label> <rule>".
+// TestClassify_Golden runs both taxonomies (no judge) on the cases of
+// testdata/taxonomy: want (runtime) and protocol are "<label> <rule>".
 func TestClassify_Golden(t *testing.T) {
 	h := &Harness{log: slog.Default()}
 	paths, _ := filepath.Glob("testdata/taxonomy/*.txtar")
@@ -55,13 +60,16 @@ func TestClassify_Golden(t *testing.T) {
 			if err := json.Unmarshal([]byte(a.Files["facts.json"]), &tf); err != nil {
 				t.Fatal(err)
 			}
-			c := h.classify(context.Background(), tf.facts())
-			got := c.Label + " " + c.Rule
-			if want := strings.TrimSpace(a.Files["want"]); got != want {
-				t.Errorf("classify = %q (%s); want %q", got, c.Rationale, want)
-			}
-			if len([]rune(c.Rationale)) > 240 {
-				t.Errorf("rationale longer than 240 chars: %q", c.Rationale)
+			for _, tax := range []struct{ name, file string }{{TaxonomyRuntime, "want"}, {TaxonomyProtocol, "protocol"}} {
+				h.cfg.Taxonomy = tax.name
+				c := h.classify(context.Background(), tf.facts())
+				got := c.Label + " " + c.Rule
+				if want := strings.TrimSpace(a.Files[tax.file]); got != want {
+					t.Errorf("%s taxonomy: classify = %q (%s); want %q", tax.name, got, c.Rationale, want)
+				}
+				if len([]rune(c.Rationale)) > 240 {
+					t.Errorf("rationale longer than 240 chars: %q", c.Rationale)
+				}
 			}
 		})
 	}
@@ -113,8 +121,15 @@ func TestJudge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := &Harness{log: slog.New(slog.DiscardHandler), cfg: Config{Judge: &JudgeConfig{Client: c}}}
+			h := &Harness{log: slog.New(slog.DiscardHandler), cfg: Config{Judge: &JudgeConfig{Client: c}, Taxonomy: TaxonomyProtocol}}
 			got := h.classify(context.Background(), facts.facts())
+			// The runtime taxonomy asks the judge too: the completion's own
+			// code raised before any target call (weak evidence).
+			h.cfg.Taxonomy = TaxonomyRuntime
+			rt := h.classify(context.Background(), facts.facts())
+			if wantRT := map[bool]string{true: "judge", false: "runtime:crash-before-target"}[tt.wantRule == "judge"]; rt.Rule != wantRT {
+				t.Errorf("runtime taxonomy: classify = %s %s; want rule %s", rt.Label, rt.Rule, wantRT)
+			}
 			if got.Label != tt.wantLabel || got.Rule != tt.wantRule {
 				t.Errorf("classify = %s %s (%s); want %s %s", got.Label, got.Rule, got.Rationale, tt.wantLabel, tt.wantRule)
 			}

@@ -54,6 +54,10 @@ type Verdict struct {
 	Wall time.Duration `json:"wall_ns"`
 	// Code is the extracted completion (§3) that was run.
 	Code string `json:"code"`
-	// InfraError describes a sandbox failure when Status is INFRA_ERROR.
+	// InfraError describes a sandbox failure or a defect of the task when
+	// Status is INFRA_ERROR.
 	InfraError string `json:"infra_error,omitempty"`
+	// TaskDefect reports an INFRA_ERROR caused by the task itself (its
+	// setup, test or spy; taskDefect), which a retry cannot change.
+	TaskDefect bool `json:"task_defect,omitempty"`
 }

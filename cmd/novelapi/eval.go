@@ -19,6 +19,7 @@ import (
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -40,6 +41,17 @@ type evalRunConfig struct {
 	noLabels, rescore, skipInvalid    bool
 	allowCustomSetup, json            bool
 	noTestCheck                       bool
+	taxonomy, judgeEndpoint           string
+	judgeModel                        string
+}
+
+// judgeName is the judge recorded in eval_meta.json: its model at its
+// endpoint, or "" without a judge.
+func (c evalRunConfig) judgeName() string {
+	if c.judgeEndpoint == "" {
+		return ""
+	}
+	return c.judgeModel + "@" + c.judgeEndpoint
 }
 
 func newEvalRunCmd(g *globals) *cobra.Command {
@@ -78,6 +90,9 @@ changed tasks are checked again. --no-test-check skips this.`,
 	f.StringVar(&cfg.condition, "condition", "", "knowledge condition recorded on results (default: each prediction's cell)")
 	f.StringVar(&cfg.source, "source", "", "knowledge source recorded for sweep reports: oracle or retrieved")
 	f.BoolVar(&cfg.noLabels, "no-failure-labels", false, "do not classify failures (label \"\")")
+	f.StringVar(&cfg.taxonomy, "taxonomy", evalharness.TaxonomyRuntime, "how failures are labelled: runtime (from what the run recorded) or protocol (the published procedure on stderr text; docs/protocol.md §5.2)")
+	f.StringVar(&cfg.judgeEndpoint, "judge-endpoint", "", "OpenAI-compatible API base URL of an LLM judge for failures the rules leave open (docs/protocol.md §5.2)")
+	f.StringVar(&cfg.judgeModel, "judge-model", "", "model name sent to --judge-endpoint")
 	f.BoolVar(&cfg.rescore, "rescore", false, "if DIR holds results of a different evaluation, delete them and re-score")
 	f.BoolVar(&cfg.skipInvalid, "skip-invalid", false, "skip invalid tasks (logged) instead of failing")
 	f.BoolVar(&cfg.allowCustomSetup, "allow-custom-setup", false, "accept tasks whose setup_code is not the stock monitor")
@@ -107,6 +122,9 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if cfg.workers < 0 || cfg.samples < 0 {
 		return usagef("eval run: --workers and --samples must be >= 0")
 	}
+	if !slices.Contains(evalharness.Taxonomies, cfg.taxonomy) {
+		return usagef("eval run: --taxonomy %q: want %s", cfg.taxonomy, strings.Join(evalharness.Taxonomies, " or "))
+	}
 
 	invalid := 0
 	tp, err := evalharness.OpenPool(evalharness.OpenConfig{Tasks: cfg.tasks, Expected: cfg.expected, Load: pool.LoadOptions{
@@ -132,7 +150,16 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err != nil {
 		return err
 	}
-	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), NoLabels: cfg.noLabels, Log: g.log})
+	var judge *evalharness.JudgeConfig
+	if cfg.judgeEndpoint != "" {
+		c, err := llm.New(llm.Config{Endpoint: cfg.judgeEndpoint, Model: cfg.judgeModel})
+		if err != nil {
+			return usagef("eval run: --judge-endpoint: %v", err)
+		}
+		judge = &evalharness.JudgeConfig{Client: c}
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(g.home), NoLabels: cfg.noLabels,
+		Taxonomy: cfg.taxonomy, Judge: judge, Log: g.log})
 	if err != nil {
 		return err
 	}
@@ -148,7 +175,7 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 		Run: evalharness.RunConfig{
 			Predictions: preds, OutDir: out,
 			Workers: cfg.workers, Samples: cfg.samples, Shard: shard, Condition: condition, Source: cfg.source,
-			ClassifyFailures: !cfg.noLabels, Backend: runner.Name(), Rescore: cfg.rescore,
+			ClassifyFailures: !cfg.noLabels, Taxonomy: cfg.taxonomy, Judge: cfg.judgeName(), Backend: runner.Name(), Rescore: cfg.rescore,
 			PredictionsPath: cfg.predictions, ScoreMissing: true,
 			Progress: progressWriter(g), Log: g.log,
 		},

@@ -121,14 +121,15 @@ def _spy_note_raise(orig, e, a, kw, tb):
 
 
 
-def _spy_wrap(orig, name, method=None, guard=False):
+def _spy_wrap(orig, name, method=None, guard=True):
     # The function spy (§4.4): count, call, record the outermost call. For a
     # method called through an instance proxy (method is its attribute
     # name) the record also says which method; its args are those of the
-    # bound method. guard (instance proxies) lets calls made while the
-    # monitor builds a record through unseen: the fingerprint helpers call
-    # numpy, whose own functions reach a spied ufunc (np.nansum uses
-    # np.add.reduce) and would record again without end.
+    # bound method. guard lets calls made while the monitor builds a record
+    # through unseen: the fingerprint helpers call numpy, whose own
+    # functions reach a spied function, ufunc or method (np.nansum uses
+    # np.add.reduce, the fingerprint of an array calls its sum) and would
+    # count and record again without end.
     def _target_api_spy(*a, **kw):
         if guard and _target_api_busy[0]:
             return orig(*a, **kw)
@@ -192,15 +193,19 @@ def _spy_proxy(orig, name):
     # writes and deletes go to the object, __class__ is the object's class
     # (isinstance(triang, rv_continuous) holds), repr, str, equality and
     # hash are the object's. type(proxy) and identity with references taken
-    # before the spy was installed differ.
+    # before the spy was installed differ. It also watches a class that
+    # cannot be subclassed (see _spy_class); calls of its methods are then
+    # not counted.
     cls = type(orig)
 
     def _unwrap(o):
         return orig if o is proxy else o
 
+    is_class = isinstance(orig, type)
+
     def __getattr__(self, attr):
         v = getattr(orig, attr)
-        if not (attr.startswith("__") and attr.endswith("__")) and _spy_inspect.isroutine(v):
+        if not is_class and not (attr.startswith("__") and attr.endswith("__")) and _spy_inspect.isroutine(v):
             return _spy_wrap(v, name, attr, True)
         return v
 
@@ -231,6 +236,18 @@ def _spy_proxy(orig, name):
         "__reduce_ex__": lambda self, proto: orig.__reduce_ex__(proto),
         "__reduce__": lambda self: orig.__reduce__(),
     }
+    if is_class:
+        # A class that cannot be subclassed (an enum with members, bool):
+        # isinstance and issubclass see the class, and `class X(proxy)`
+        # derives from the class and counts as the published spy's
+        # __init_subclass__ does.
+        def __mro_entries__(self, bases):
+            _spy_count(name)
+            _spy_record({"kind": "subclass"})
+            return (orig,)
+        ns["__instancecheck__"] = lambda self, o: isinstance(o, orig)
+        ns["__subclasscheck__"] = lambda self, c: issubclass(_unwrap(c), orig)
+        ns["__mro_entries__"] = __mro_entries__
     for d in _SPY_PROXY_DUNDERS:
         impl = getattr(cls, d, None)
         if impl is None or impl is getattr(object, d, None):
@@ -256,20 +273,24 @@ def _spy_watched(o):
 
 def _spy_install(path, name=None):
     # Resolve path and replace the object it names by a spy counting under
-    # name (default: path).
+    # name (default: path); raises, saying why, when it cannot.
     name = path if name is None else name
     parts = path.split(".")
     mod = None
     split = 0
+    err = None
     for i in range(len(parts), 0, -1):
         try:
             mod = _spy_importlib.import_module(".".join(parts[:i]))
             split = i
             break
-        except ImportError:
+        except ImportError as e:
+            err = e
             continue
-    if mod is None or split >= len(parts):
-        return False
+    if mod is None:
+        raise err if err is not None else ImportError("cannot import " + path)
+    if split >= len(parts):
+        raise TypeError("%s is a module, not a callable" % path)
     parent = mod
     for p in parts[split:-1]:
         parent = getattr(parent, p)
@@ -282,41 +303,49 @@ def _spy_install(path, name=None):
     # by equality, not identity (novelapi extension).
     bound = isinstance(orig, _spy_types.MethodType) and not isinstance(parent, (type, _spy_types.ModuleType)) \
         and getattr(orig, "__self__", None) is parent
+    raw = None
+    if isinstance(parent, type):
+        try:
+            raw = _spy_inspect.getattr_static(parent, leaf)
+        except AttributeError:
+            raw = None
     if isinstance(orig, type):
-        class _target_api_spy(orig):
-            def __init__(self, *a, **kw):
-                _spy_count(name)
-                _target_api_depth[0] += 1
-                try:
-                    super().__init__(*a, **kw)
-                except BaseException as e:
-                    _target_api_depth[0] -= 1
-                    if _target_api_depth[0] == 0:
-                        _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                        _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
-                                     "args": _fp_canon(orig, a, kw)})
-                    raise
-                _target_api_depth[0] -= 1
-                if _target_api_depth[0] == 0 and _spy_recording():
-                    rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
-                    if type(self) is not _target_api_spy:
-                        rec["ret"] = {"t": "instance"}
-                        rec["subclassed"] = True
-                    else:
-                        rec["ret"] = _fp(self)
-                    _spy_record(rec)
-
-            def __init_subclass__(cls, **kw):
-                _spy_count(name)
-                _spy_record({"kind": "subclass"})
-                super().__init_subclass__(**kw)
-        spy = _target_api_spy
+        try:
+            spy = _spy_class(orig, name)
+        except Exception:
+            # Enums with members, final classes (bool), metaclasses that
+            # refuse a derived class: a proxy instead (novelapi extension).
+            spy = _spy_proxy(orig, name)
+    elif isinstance(raw, (classmethod, staticmethod)) or type(raw).__name__ == "classmethod_descriptor":
+        # A classmethod or staticmethod target, spied as one, so that it
+        # still binds to the class it is reached through.
+        fn = raw if type(raw).__name__ == "classmethod_descriptor" else raw.__func__
+        inner = _spy_wrap(fn, name)
+        _spy_funcs.append(inner)
+        spy = staticmethod(inner) if isinstance(raw, staticmethod) else classmethod(inner)
+    elif isinstance(raw, property):
+        # A property target: each read counts as a call.
+        inner = _spy_wrap(raw.fget, name)
+        _spy_funcs.append(inner)
+        spy = property(inner, raw.fset, raw.fdel, raw.__doc__)
     elif callable(orig) and not _spy_inspect.isroutine(orig) and not bound:
         spy = _spy_proxy(orig, name)
-    else:
+    elif raw is not None and _spy_inspect.isroutine(raw) and not isinstance(raw, _spy_types.FunctionType) \
+            and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
+        # A method of a built-in type (numpy.ndarray.sum): the spy goes in
+        # the type's dict, where a function binds like the descriptor.
+        spy = _spy_wrap(raw, name)
+        _spy_funcs.append(spy)
+    elif callable(orig):
         spy = _spy_wrap(orig, name)
         _spy_funcs.append(spy)
+    else:
+        raise TypeError("%s is a %s, not a callable" % (path, type(orig).__name__))
     _spy_made.append((spy, path))
+    inner = getattr(spy, "__func__", None) if isinstance(spy, (classmethod, staticmethod)) else \
+        spy.fget if isinstance(spy, property) else None
+    if inner is not None:
+        _spy_made.append((inner, path))
     tops = {parts[0], (getattr(orig, "__module__", None) or parts[0]).split(".")[0]}
     for mname, m in list(_spy_sys.modules.items()):
         if m is None or mname.split(".")[0] not in tops:
@@ -331,13 +360,91 @@ def _spy_install(path, name=None):
                     setattr(m, attr, spy)
             except Exception:
                 pass
-    try:
-        cur = getattr(parent, leaf)
-        if cur is orig or (bound and cur == orig):
-            setattr(parent, leaf, spy)
-    except Exception:
-        pass
+    cur = _spy_inspect.getattr_static(parent, leaf, None)
+    if cur is not spy and (cur is orig or (raw is not None and cur is raw) or (bound and getattr(parent, leaf) == orig)):
+        _spy_setattr(parent, leaf, spy)
+    if _spy_inspect.getattr_static(parent, leaf, None) is not spy:
+        raise RuntimeError("the spy could not replace %s" % path)
     return True
+
+
+def _spy_setattr(parent, leaf, spy):
+    # setattr, and for a built-in type that refuses it (numpy.ndarray,
+    # datetime.datetime: "cannot set attribute of immutable type") a write
+    # to the type's own dict followed by PyType_Modified, which clears the
+    # interpreter's method caches (novelapi extension, §4.4).
+    try:
+        setattr(parent, leaf, spy)
+        return
+    except TypeError:
+        if not isinstance(parent, type):
+            raise
+    import gc as _spy_gc
+    import ctypes as _spy_ctypes
+    d = [r for r in _spy_gc.get_referents(parent.__dict__) if type(r) is dict]
+    if len(d) != 1:
+        raise TypeError("cannot reach the dict of the type %s" % parent.__qualname__)
+    d[0][leaf] = spy
+    _spy_ctypes.pythonapi.PyType_Modified(_spy_ctypes.py_object(parent))
+
+
+def _spy_class(orig, name):
+    # The spy of a class target (§4.4): a subclass of the same name, module
+    # and qualified name whose metaclass derives from the target's and
+    # counts each call of the class, whatever runs it (__new__ alone, as in
+    # sympy's Matrix and primepi or datetime; __init__; a metaclass
+    # __call__), and records the outermost one as an "init" record. The
+    # subclass defines neither __init__ nor __new__, so code that reads the
+    # class's signature (scikit-learn's get_params) sees the target's.
+    # __init_subclass__ counts `class X(Target)` as the published spy does.
+    meta = type(orig)
+    made = []
+
+    def __call__(cls, *a, **kw):
+        _spy_count(name)
+        _target_api_depth[0] += 1
+        try:
+            obj = meta.__call__(cls, *a, **kw)
+        except BaseException as e:
+            _target_api_depth[0] -= 1
+            if _target_api_depth[0] == 0:
+                _spy_note_raise(orig, e, a, kw, e.__traceback__)
+                _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
+                             "args": _fp_canon(orig, a, kw)})
+            raise
+        _target_api_depth[0] -= 1
+        if _target_api_depth[0] == 0 and _spy_recording():
+            rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
+            if cls is not made[0]:
+                rec["ret"] = {"t": "instance"}
+                rec["subclassed"] = True
+            else:
+                rec["ret"] = _fp(obj)
+            _spy_record(rec)
+        return obj
+
+    def __init_subclass__(cls, **kw):
+        _spy_count(name)
+        _spy_record({"kind": "subclass"})
+        super(made[0], cls).__init_subclass__(**kw)
+
+    spy_meta = type(meta)(meta.__name__, (meta,), {"__call__": __call__, "__module__": meta.__module__,
+                                                   "__qualname__": meta.__qualname__})
+    class _spy_signature:
+        # inspect.signature(spy) is the target's, not that of the
+        # metaclass's __call__; instances and subclasses are left to inspect.
+        def __get__(self, inst, owner):
+            if inst is not None or owner is not made[0]:
+                raise AttributeError("__signature__")
+            return _spy_inspect.signature(orig)
+
+    ns = {"__init_subclass__": __init_subclass__, "__module__": orig.__module__,
+          "__qualname__": orig.__qualname__, "__doc__": orig.__doc__, "__signature__": _spy_signature()}
+    if "__slots__" in vars(orig):
+        ns["__slots__"] = ()
+    spy = spy_meta(orig.__name__, (orig,), ns)
+    made.append(spy)
+    return spy
 
 
 def _spy_seal():
@@ -359,12 +466,21 @@ def _spy_seal():
     return ns
 
 
+# Why each target that could not be spied was not (novelapi extension):
+# the runner reports the task, not the completion, for it (§4.4).
+_target_api_spy_failed = {}
 try:
     _spy_ns = _spy_seal()
     _spy_check_calls = _spy_ns["_spy_check_calls"]
-    _target_api_spy_installed = all([_spy_ns["_spy_install"](_n) for _n in _target_api_names])
-except Exception:
-    pass
+    for _n in _target_api_names:
+        try:
+            if not _spy_ns["_spy_install"](_n):
+                _target_api_spy_failed[_n] = "%s does not name an attribute of an importable module" % _n
+        except Exception as _spy_e:
+            _target_api_spy_failed[_n] = "%s: %s" % (type(_spy_e).__name__, str(_spy_e)[:300])
+    _target_api_spy_installed = not _target_api_spy_failed
+except Exception as _spy_e:
+    _target_api_spy_failed[_target_api_name] = "the monitor failed: %s: %s" % (type(_spy_e).__name__, str(_spy_e)[:300])
 for _spy_path, _spy_target in _target_api_aliases:
     try:
         _spy_ns["_spy_install"](_spy_path, _spy_target)
@@ -372,7 +488,7 @@ for _spy_path, _spy_target in _target_api_aliases:
         pass
 if _spy_hook is not None:
     _spy_hook.register(_target_api_spy_installed, _target_api_call_count, _spy_check_calls, _spy_made,
-                       _spy_ns if "_spy_ns" in globals() else None)
+                       _spy_ns if "_spy_ns" in globals() else None, dict(_target_api_spy_failed))
     if "_spy_ns" in globals():
         del _spy_hook, _spy_ns
 # --- end target-API call monitor ---

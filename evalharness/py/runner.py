@@ -452,9 +452,10 @@ def make_spy_hook():
     def calls():
         return [_loads(c) for c in st["calls"]]
 
-    def register(installed, counter, check, made=None, ns=None):
+    def register(installed, counter, check, made=None, ns=None, failed=None):
         if st["reg"] is None:
-            st["reg"] = {"installed": bool(installed), "counter": counter, "made": made or [], "ns": ns}
+            st["reg"] = {"installed": bool(installed), "counter": counter, "made": made or [], "ns": ns,
+                         "failed": plain(failed) if type(failed) is dict else {}}
 
     return types.SimpleNamespace(call=call, record=record, recording=recording, calls=calls, register=register), st
 
@@ -848,7 +849,7 @@ def candidate_main(job, parts, req_fd, chan_fd):
         if reg is not None:
             per = priv["counts"].get("solution", {})
             return {"type": "spy", "phase": phase, "installed": reg["installed"], "count": sum(per.values()),
-                    "calls": list(priv["calls"]), "apis": dict(per), "private": True}
+                    "calls": list(priv["calls"]), "apis": dict(per), "private": True, "failed": reg["failed"]}
         return {"type": "spy", "phase": phase, "installed": False, "count": -1, "calls": [], "apis": {}}
 
     def check_tamper():
@@ -860,7 +861,6 @@ def candidate_main(job, parts, req_fd, chan_fd):
         send({"t": "tamper", "reason": plain(why)})
         end(1)
 
-    entry = job.get("entry_point") or ""
     pub_start = None
     for name, unit in units:
         priv["phase"] = name
@@ -902,14 +902,17 @@ def candidate_main(job, parts, req_fd, chan_fd):
         send({"t": "tamper", "reason": "the completion's values could not be encoded"})
         end(1)
     # The entry point's target calls (pool.Task.SpyScope entry_point): the
-    # spy's counts during the judge's calls of that object, measured here
-    # between jobs, where the completion's code does not run.
-    entry_h = None
-    if entry and entry in g:
-        i = handles.index.get(id(g[entry]))
-        if i is not None and handles.objs[i] is g[entry]:
-            entry_h = i
-    entry_count, entry_apis = 0, {}
+    # completion's own calls at any time of the run, counted by the spy's
+    # hook: while its code ran (the solution phase) and while it served the
+    # judge's operations on its objects (the test phase: calls of the entry
+    # point, and of anything the entry point returned or installed).
+    def entry_counts():
+        apis = {}
+        for ph in ("solution", "test"):
+            for k, n in priv["counts"].get(ph, {}).items():
+                apis[k] = apis.get(k, 0) + n
+        return sum(apis.values()), apis
+
     if v[0] is None:
         send({"t": "toolarge"})
         end(1)
@@ -922,20 +925,12 @@ def candidate_main(job, parts, req_fd, chan_fd):
         if type(r) is not dict:
             end(1)
         if r.get("op") == "finish":
+            entry_count, entry_apis = entry_counts()
             rec = {"type": "spy", "phase": "entry", "installed": bool(reg["installed"]) if reg else False,
                    "count": entry_count, "calls": [], "apis": entry_apis}
             send({"t": "entry", "rec": rec})
             end(0)
-        counted = entry_h is not None and r.get("op") == "call" and r.get("h") == entry_h
-        if counted:
-            before = dict(priv["counts"].get("test", {}))
         ok, rep = run(_rpc, r, handles, codec_mod, codec, spies, g)
-        if counted:
-            for k, n in priv["counts"].get("test", {}).items():
-                d = n - before.get(k, 0)
-                if d > 0:
-                    entry_count += d
-                    entry_apis[k] = entry_apis.get(k, 0) + d
         check_tamper()
         if not ok:
             send({"t": "tamper", "reason": "an operation could not be answered"})
@@ -1359,9 +1354,13 @@ def _spy_from(m):
     count = rec.get("count")
     if type(apis) is not dict or type(count) is not int or any(type(v) is not int for v in apis.values()):
         raise Tamper("bad spy counts")
+    failed = rec.get("failed") or {}
+    if type(failed) is not dict:
+        raise Tamper("bad spy failures")
     return {"type": "spy", "phase": str(rec.get("phase", "solution")), "installed": rec.get("installed") is True,
             "count": count, "calls": parsed, "apis": {str(k): v for k, v in apis.items()},
-            "private": rec.get("private") is True}
+            "private": rec.get("private") is True,
+            "failed": {str(k)[:300]: str(v)[:400] for k, v in list(failed.items())[:20]}}
 
 
 def _nondumpable():
@@ -1499,6 +1498,18 @@ def judge_main():
     except BaseException as e:
         # SyntaxError, ValueError (NUL bytes), RecursionError, MemoryError.
         abort()
+        # A setup or test that does not compile by itself is the task's
+        # defect, whatever the completion is.
+        for name, p in raw:
+            if name == "solution" or not p.strip():
+                continue
+            try:
+                compile(p.strip(), "<the task's %s>" % name, "exec", dont_inherit=True)
+            except BaseException as e2:
+                emit({"type": "harness_error", "msg": "the task's %s does not compile: %s: %s" % (
+                    name, type(e2).__name__, str(e2)[:300])})
+                sys.stderr.write(format_tb(e, _not_runner))
+                finish("raised", 1)
         emit(exception_record("compile", e))
         sys.stderr.write(format_tb(e, _not_runner))
         finish("raised", 1)
