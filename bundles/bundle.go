@@ -57,6 +57,10 @@ const (
 	GroundingPaper     = "paper"
 	GroundingSource    = "source"
 	GroundingDocstring = "docstring"
+	// GroundingChangelog marks docstring prose joined by the release-note
+	// entry that names the API (novelapi's mechanism tiers, docs/protocol.md
+	// §7 "M"); the entry is also in ChangelogNotes.
+	GroundingChangelog = "changelog"
 )
 
 // A Parameter is one S_param entry (docs/protocol.md §1.2). Type is
@@ -78,9 +82,33 @@ type Example struct {
 	Code   string `json:"code"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
-	// Source says where the example came from: "docstring", "tests",
-	// "import:<dataset>"; "" in published files. novelapi extension.
+	// Source says where the example came from, one of the Source*
+	// constants or "import:<dataset>"; "" in published files. novelapi
+	// extension.
 	Source string `json:"source,omitempty"`
+	// Origin says where in its source the example was found; nil in
+	// published files. novelapi extension.
+	Origin *ExampleOrigin `json:"origin,omitempty"`
+}
+
+// Example sources, in the order of trust Stage 2 tries them
+// (docs/protocol.md §7 "E", novelapi's example sources).
+const (
+	SourceDoctest        = "docstring"       // the docstring's doctest examples
+	SourceDocstringBlock = "docstring-block" // a code block or Markdown fence in the docstring
+	SourceDocs           = "docs"            // a code block of the library's documentation (Debian -doc package)
+	SourceTests          = "tests"           // a test of the library's installed test suite, cut down
+)
+
+// An ExampleOrigin locates an example in its source: the Debian package
+// that ships the file, the file (a path inside the environment, or inside
+// the -doc package for SourceDocs), the 1-based line, and for tests the
+// test's name ("TestClass.test_name").
+type ExampleOrigin struct {
+	Package string `json:"package,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Test    string `json:"test,omitempty"`
 }
 
 // Stage 2 writes a statement's expected doctest output as comment lines
@@ -121,7 +149,7 @@ func StripExampleOutputs(code string) string {
 func (e Example) Served() bool { return e.Status == StatusExecuted || e.Status == StatusStatic }
 
 // Mechanism is the M component (docs/protocol.md §1.2). Grounding is
-// [GroundingDocstring], [GroundingSource] or [GroundingPaper]. References are
+// [GroundingDocstring], [GroundingChangelog], [GroundingSource] or [GroundingPaper]. References are
 // paper titles. SourceSummary is "source_unavailable" or nil; ChangelogNotes
 // is ≤1000 chars or nil and may hold page junk (§9.18), which is kept.
 type Mechanism struct {

@@ -61,6 +61,14 @@ type ExtractConfig struct {
 	// with neither S_param nor a return type. Without it only bundles
 	// without C or M are dropped.
 	Strict bool
+	// SkipTests leaves out the examples mined from the library's
+	// installed test suite (source "tests").
+	SkipTests bool
+	// Docs are the library's documentation pages and release notes (from
+	// its Debian -doc package, see [ReadDocs]): their code blocks that
+	// name an API are candidate examples, and the release-note entry that
+	// names it joins its M. Nil means none.
+	Docs *Docs
 	// Mechanism, when non-nil, writes source-grounded M for APIs with C;
 	// nil (or a failing call) keeps the docstring-grounded M.
 	Mechanism MechanismWriter
@@ -103,7 +111,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 8
+const ExtractRules = 9
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
@@ -129,24 +137,12 @@ type extractResult struct {
 	Style              string   `json:"docstring_style"`
 }
 
-// Prelude returns the import lines prepended to a library's doctest
-// examples, which assume them (numpy's docs use np without importing it).
-func Prelude(library string) string {
-	switch strings.ToLower(library) {
-	case "numpy":
-		return "import numpy as np\n"
-	case "scipy":
-		return "import numpy as np\nimport scipy\n"
-	case "pandas":
-		return "import numpy as np\nimport pandas as pd\n"
-	}
-	return "import " + strings.Split(strings.ToLower(library), ".")[0] + "\n"
-}
-
 // Extract runs Stage 2 (docs/protocol.md §7) for cfg.Candidates in
 // cfg.Env: S from the live signature and the docstring, E from the
-// docstring's doctest examples, each executed in its own process inside the
-// sandbox, M as docstring-grounded prose, C as the source without
+// docstring's doctest examples, its code blocks, the documentation's code
+// blocks (cfg.Docs) and the installed test suite, in that order, each
+// executed in its own process inside the sandbox, M as docstring-grounded
+// prose with the release-note entry that names the API, C as the source without
 // docstrings plus same-module helpers. Batches of APIs run in parallel
 // sandboxes. It returns the bundles produced by this call (bundles already
 // in cfg.Out are not returned) and a summary. Per-API failures are drops,
@@ -200,6 +196,7 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
 	}
 
+	owners := newFileOwners(cfg.Env.Root)
 	jobs := make(chan []Candidate)
 	var (
 		mu       sync.Mutex
@@ -246,7 +243,7 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 					continue
 				}
 				for _, c := range cs {
-					b, d := assemble(ctx, cfg, c, results[c.APIName], log)
+					b, d := assemble(ctx, cfg, c, results[c.APIName], owners, log)
 					if err := record(b, d); err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
@@ -360,20 +357,21 @@ func runBatch(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs 
 func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs []Candidate) (map[string]*extractResult, error) {
 	timeout := cmp.Or(cfg.ExampleTimeout, DefaultExampleTimeout)
 	type api struct {
-		APIName string `json:"api_name"`
-		Kind    string `json:"kind"`
+		APIName string     `json:"api_name"`
+		Kind    string     `json:"kind"`
+		Docs    []DocBlock `json:"docs,omitempty"`
 	}
 	in := struct {
 		Library        string `json:"library"`
-		Prelude        string `json:"prelude"`
 		ExampleTimeout int    `json:"example_timeout"`
 		MaxExamples    int    `json:"max_examples"`
 		Cap            int    `json:"cap"`
+		Tests          bool   `json:"tests"`
 		APIs           []api  `json:"apis"`
-	}{Library: cs[0].Library, Prelude: Prelude(cs[0].Library), ExampleTimeout: int(timeout / time.Second),
-		MaxExamples: MaxExamples, Cap: MaxImplementation}
+	}{Library: cs[0].Library, ExampleTimeout: int(timeout / time.Second),
+		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests}
 	for _, c := range cs {
-		in.APIs = append(in.APIs, api{c.APIName, c.Kind})
+		in.APIs = append(in.APIs, api{c.APIName, c.Kind, cfg.Docs.Blocks(c.APIName, docTries)})
 	}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -384,6 +382,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 		Files: []sandbox.File{
 			{Path: "extract.py", Data: script("extract.py")},
 			{Path: "pyobj.py", Data: script("pyobj.py")},
+			{Path: "mine.py", Data: script("mine.py")},
 			{Path: "batch.json", Data: data},
 		},
 		Argv: []string{"python3", "-I", "-B", sandbox.JobDir + "/extract.py", sandbox.JobDir + "/batch.json",
@@ -422,7 +421,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 }
 
 // assemble turns one extraction result into a bundle or a drop record.
-func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractResult, log *slog.Logger) (*Bundle, *Dropped) {
+func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractResult, owners *fileOwners, log *slog.Logger) (*Bundle, *Dropped) {
 	if r == nil {
 		return nil, &Dropped{APIName: c.APIName, Reason: DropCrashed, Detail: "the extraction process died or hit a limit"}
 	}
@@ -436,21 +435,28 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	var served []Example
 	var failed []string
 	for _, e := range r.Examples {
-		if e.Status == "failed" {
+		if e.Status == StatusFailed {
 			failed = append(failed, e.Reason)
 			continue
 		}
-		served = append(served, e)
+		if len(served) < MaxExamples {
+			if e.Origin != nil && e.Origin.File != "" {
+				e.Origin.Package = owners.owner(e.Origin.File)
+			}
+			served = append(served, e)
+		}
 	}
 	switch {
-	case hasStatus(served, "executed"):
-		comps["E"] = "docstring:executed"
 	case len(served) > 0:
-		comps["E"] = "docstring:static"
+		status := StatusStatic
+		if hasStatus(served, StatusExecuted) {
+			status = StatusExecuted
+		}
+		comps["E"] = strings.Join(exampleSources(served), "+") + ":" + status
 	case len(failed) > 0:
-		comps["E"] = "none: docstring example failed: " + prefix(failed[0], 200)
+		comps["E"] = "none: example failed: " + prefix(failed[0], 200)
 	default:
-		comps["E"] = "none: no doctest examples"
+		comps["E"] = "none: no examples found"
 	}
 	mech := Mechanism{Text: r.Mechanism.Text, Grounding: "docstring", References: []string{}, Generator: "docstring"}
 	comps["M"] = "docstring:" + strings.Join(r.Mechanism.Sections, "+")
@@ -462,6 +468,15 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 			mech.Text, mech.Grounding, mech.Generator = strings.TrimSpace(text), "source", gen
 			comps["M"] = "source:" + gen
 		}
+	}
+	if note, ok := cfg.Docs.Note(c.APIName, deref(c.OldVersion), c.NewVersion); ok {
+		notes := prefix(note.Text, MaxNoteChars)
+		mech.ChangelogNotes = &notes
+		mech.Text = strings.TrimSpace(mech.Text + " " + noteSentence(note))
+		if mech.Grounding == GroundingDocstring {
+			mech.Grounding = GroundingChangelog
+		}
+		comps["M"] += "+changelog:" + cmp.Or(note.Version, "?")
 	}
 	if strings.TrimSpace(mech.Text) == "" {
 		return nil, &Dropped{APIName: c.APIName, Reason: DropNoM, Detail: "docstring has no prose"}
@@ -507,6 +522,23 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	b.Provenance = p
 	b.SetHash()
 	return b, nil
+}
+
+// noteWords bounds the release-note entry that M quotes, in words.
+const noteWords = 100
+
+// noteSentence is the release-note tier of M: "Release notes of VERSION:
+// TEXT", TEXT cut to noteWords words.
+func noteSentence(n ReleaseNote) string {
+	words := strings.Fields(n.Text)
+	text := strings.Join(words[:min(len(words), noteWords)], " ")
+	if len(words) > noteWords {
+		text += " ..."
+	}
+	if n.Version == "" {
+		return "Release notes: " + text
+	}
+	return "Release notes of " + n.Version + ": " + text
 }
 
 // LLMMechanism returns a [MechanismWriter] that asks client for

@@ -15,7 +15,7 @@ import (
 // references, source_summary, changelog_notes], implementation,
 // is_modified, old_signature, old_parameters[name, annotation, default,
 // kind], requires_file_io), nil s_param/examples/references written as [].
-// novelapi's extensions (provenance, examples[].source,
+// novelapi's extensions (provenance, examples[].source and origin,
 // mechanism.generator) are left out.
 func (b *Bundle) CanonicalJSON() ([]byte, error) {
 	c := *b
@@ -24,7 +24,7 @@ func (b *Bundle) CanonicalJSON() ([]byte, error) {
 	if b.Examples != nil {
 		c.Examples = make([]Example, len(b.Examples))
 		for i, e := range b.Examples {
-			e.Source = ""
+			e.Source, e.Origin = "", nil
 			c.Examples[i] = e
 		}
 	}

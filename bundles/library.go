@@ -22,9 +22,12 @@ type LibraryConfig struct {
 	// Candidates is the candidates.jsonl the discovery writes; Bundles the
 	// bundles.jsonl the extraction appends to. Both required.
 	Candidates, Bundles string
-	// Workers, Progress: see [ExtractConfig].
-	Workers  int
-	Progress io.Writer
+	// Workers, Progress, Docs, SkipTests: see [ExtractConfig]. The
+	// bundles are extracted again when Docs' package or SkipTests change.
+	Workers   int
+	Progress  io.Writer
+	Docs      *Docs
+	SkipTests bool
 }
 
 // A LibraryResult is what [BuildLibrary] did.
@@ -54,14 +57,20 @@ func (cfg LibraryConfig) discoverStamp() (stamp.Stamp, error) {
 	return s.WithInput("old_env", envKey(d.OldEnv)).WithInput("new_env", envKey(d.NewEnv)), nil
 }
 
+// extractOptions are the Stage 2 options a bundles file is stamped with.
+type extractOptions struct {
+	SkipTests bool `json:"skip_tests,omitempty"`
+}
+
 // extractStamp returns the stamp of cfg's bundles: stage "extract",
-// [ExtractRules], the candidates' digest and the new environment's key.
+// [ExtractRules], the options, the candidates' digest, the new
+// environment's key and the documentation package's.
 func (cfg LibraryConfig) extractStamp() (stamp.Stamp, error) {
-	s, err := stamp.New("extract", ExtractRules, nil)
+	s, err := stamp.New("extract", ExtractRules, extractOptions{SkipTests: cfg.SkipTests})
 	if err != nil {
 		return s, err
 	}
-	s = s.WithInput("env", envKey(cfg.Discover.NewEnv))
+	s = s.WithInput("env", envKey(cfg.Discover.NewEnv)).WithInput("docs", cfg.Docs.Key())
 	return s.WithFile("candidates", cfg.Candidates)
 }
 
@@ -137,7 +146,7 @@ func BuildLibrary(ctx context.Context, runner sandbox.Runner, cfg LibraryConfig)
 	}
 	log.Info("stage: extract", "library", lib, "candidates", len(res.Candidates))
 	_, es, err := Extract(ctx, runner, ExtractConfig{Env: cfg.Discover.NewEnv, Candidates: res.Candidates, Out: cfg.Bundles,
-		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log})
+		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log, Docs: cfg.Docs, SkipTests: cfg.SkipTests})
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", lib, err)
 	}

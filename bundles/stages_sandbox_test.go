@@ -80,7 +80,8 @@ func TestExtract_Numpy(t *testing.T) {
 		b.SParam[0].Description == "" {
 		t.Errorf("s_param = %+v", b.SParam)
 	}
-	if len(b.Examples) != 1 || b.Examples[0].Status != bundles.StatusExecuted || !strings.Contains(b.Examples[0].Code, "np.unstack(") ||
+	if len(b.Examples) < 2 || b.Examples[0].Status != bundles.StatusExecuted || b.Examples[0].Source != bundles.SourceDoctest ||
+		!strings.Contains(b.Examples[0].Code, "np.unstack(") ||
 		strings.Contains(b.Examples[0].Code, ">>>") ||
 		!strings.Contains(b.Examples[0].Code, "np.unstack(arr)\n# -> (array([[ 0,  1,  2,  3],\n#            [ 4,  5,  6,  7],") {
 		t.Errorf("examples = %+v", b.Examples)
@@ -93,7 +94,22 @@ func TestExtract_Numpy(t *testing.T) {
 		!strings.Contains(b.Implementation, "# --- helper: numpy._core.shape_base._unstack_dispatcher ---") {
 		t.Errorf("implementation = %q", b.Implementation)
 	}
-	if p := b.Provenance; p == nil || p.Hash != b.ComputeHash() || p.Environment != "trixie-sci" || p.Components["E"] != "docstring:executed" {
+	// After the doctest, tests of numpy's installed test suite that call
+	// np.unstack, cut down to what the call needs and executed.
+	tests := 0
+	for _, e := range b.Examples[1:] {
+		if e.Source != bundles.SourceTests || e.Status != bundles.StatusExecuted || e.Origin == nil ||
+			e.Origin.Package != "python3-numpy" || !strings.Contains(e.Origin.File, "/numpy/_core/tests/test_") ||
+			e.Origin.Line == 0 || !strings.Contains(e.Code, "np.unstack(") || !strings.Contains(e.Code, "import numpy as np") {
+			t.Errorf("example from %s %+v:\n%s", e.Source, e.Origin, e.Code)
+			continue
+		}
+		tests++
+	}
+	if tests == 0 {
+		t.Error("no example from numpy's test suite")
+	}
+	if p := b.Provenance; p == nil || p.Hash != b.ComputeHash() || p.Environment != "trixie-sci" || p.Components["E"] != "docstring+tests:executed" {
 		t.Errorf("provenance = %+v", b.Provenance)
 	}
 	// Resuming does nothing: every API is in the output or its drop file.

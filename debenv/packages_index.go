@@ -41,6 +41,10 @@ type Package struct {
 	// Depends are the package names in its Depends and Pre-Depends fields,
 	// alternatives included, without versions or architecture qualifiers.
 	Depends []string
+	// Filename is the .deb's path in the archive ("pool/main/s/sqlalchemy/
+	// python-sqlalchemy-doc_2.0.40+ds1-1_all.deb") and SHA256 its digest,
+	// lowercase hex, as the index records them.
+	Filename, SHA256 string
 }
 
 // A PackageIndex is the main component's Packages index of one suite for
@@ -110,6 +114,10 @@ func ParsePackages(r io.Reader, suite string) (*PackageIndex, error) {
 			cur.Provides = relationNames(v)
 		case "Depends", "Pre-Depends":
 			cur.Depends = append(cur.Depends, relationNames(v)...)
+		case "Filename":
+			cur.Filename = v
+		case "SHA256":
+			cur.SHA256 = strings.ToLower(v)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -237,13 +237,23 @@ func (r *run) libraries(ctx context.Context) error {
 			continue
 		}
 		installed, _ := r.newEnv.Manifest.Library(lib)
+		docs, err := bundles.LibraryDocs(ctx, r.store, r.newEnv, lib, debenv.IndexConfig{Log: r.log})
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			r.log.Warn("extracting without (some of) the library's documentation", "library", lib, "err", err)
+		}
+		if docs != nil {
+			r.log.Info("documentation", "library", lib, "packages", docs.Key(), "pages", docs.Pages(), "release_notes", docs.Notes())
+		}
 		res, err := bundles.BuildLibrary(ctx, r.cfg.Runner, bundles.LibraryConfig{
 			Discover: bundles.DiscoverConfig{Library: lib, Import: installed.Import, Dist: installed.Dist,
 				OldEnv: r.oldEnv, NewEnv: r.newEnv, Logger: r.log,
 				Diff: bundles.DiffOptions{NewIfMovedFrom: prefixesOf(lib, r.cfg.NewIfMovedFrom)}},
 			Candidates: filepath.Join(r.p.Candidates, lib+".jsonl"),
 			Bundles:    filepath.Join(r.cfg.WorkDir, "bundles", lib+".jsonl"),
-			Workers:    r.cfg.Workers, Progress: r.cfg.Progress,
+			Workers:    r.cfg.Workers, Progress: r.cfg.Progress, Docs: docs,
 		})
 		if err != nil {
 			if ctx.Err() != nil {

@@ -2,16 +2,16 @@
 
 Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
 
-BATCH.json: {"library": "numpy", "prelude": "import numpy as np\\n",
-             "example_timeout": 20, "max_examples": 5, "cap": 12000,
-             "apis": [{"api_name", "kind"}, ...]}
+BATCH.json: {"library": "numpy", "example_timeout": 20, "max_examples": 5, "cap": 12000,
+             "tests": true,
+             "apis": [{"api_name", "kind", "docs": [{code, lang, imports, source, origin}]}, ...]}
 
 Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
 after each API so a batch killed half-way keeps what it finished:
 
   {"api_name", "ok", "error", "signature", "s_param": [{name, type, default,
    description, constraints}], "return_type", "instances", "instance_methods",
-   "examples": [{code, status, reason, source}], "mechanism": {text, words,
+   "examples": [{code, status, reason, source, origin}], "mechanism": {text, words,
    sections}, "implementation", "implementation_note", "helpers": [...],
    "docstring_style"}
 
@@ -29,12 +29,14 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import traceback
 import types
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script dir out
 from pyobj import code_target  # noqa: E402
+import mine  # noqa: E402
 
 NUMPY_HEADERS = {"parameters", "other parameters", "returns", "yields", "raises", "see also",
                  "notes", "references", "examples", "attributes", "methods", "warns",
@@ -408,22 +410,15 @@ def loaded_names(tree):
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def build_example(doc, secs, prelude):
-    """The doctest statements of doc's Examples section as one script.
+def statements_code(lines):
+    """The doctest statements of lines as one script, and the number dropped.
 
     Statements marked +SKIP, plotting ones and unparsable ones are dropped, and so are later
     statements that use a name only a dropped statement bound (`left, right = ax.get_xlim()`
-    dropped, then `print(left)`), which would fail with a NameError. Prelude lines the example
-    itself has are not repeated. A statement's expected doctest output follows it as comment
-    lines ("# -> (array([1, 2]), ...)"), so readers see what it returns. Returns (code or None,
-    number of statements dropped).
+    dropped, then `print(left)`), which would fail with a NameError. A statement's expected
+    doctest output follows it as comment lines ("# -> (array([1, 2]), ...)"), so readers see
+    what it returns. Returns (code or None, number of statements dropped).
     """
-    section = None
-    for name in ("examples", "example"):
-        if name in secs:
-            section = secs[name]
-            break
-    lines = section if section is not None else doc.splitlines()
     stmts = doctest_statements(lines)
     kept, dropped = [], 0
     gone = set()   # names bound only by dropped statements
@@ -444,13 +439,23 @@ def build_example(doc, secs, prelude):
             continue
         gone -= binds
         bound |= binds
-        comment = output_comment(out)
+        comment = output_comment([mine.MARKER_RE.sub("", l) for l in out])
         kept.append(st + "\n" + comment if comment else st)
     if not kept:
         return None, dropped
-    own = {line for st in kept for line in st.splitlines()}
-    pre = "".join(line + "\n" for line in prelude.splitlines() if line not in own)
-    return pre + "\n".join(kept) + "\n", dropped
+    return "\n".join(kept) + "\n", dropped
+
+
+def build_example(doc, secs):
+    """The doctest statements of doc's Examples section (the whole docstring when it has none)
+    as one script (statements_code)."""
+    section = None
+    for name in ("examples", "example"):
+        if name in secs:
+            section = secs[name]
+            break
+    lines = section if section is not None else doc.splitlines()
+    return statements_code(lines)
 
 
 def run_example(code, leaf, timeout):
@@ -478,6 +483,126 @@ def run_example(code, leaf, timeout):
     if any(m in last for m in STATIC_MARKERS) and re.search(r"\b%s\b" % re.escape(leaf), code):
         return "static", "execution blocked by environment (%s); static checks pass" % last[:200]
     return "failed", last[:300]
+
+
+# How many candidates of each source beyond doctests are tried per API, and how long the
+# examples of one API may run in all, as a multiple of the example timeout.
+TRIES_PER_SOURCE = 3
+BUDGET_TIMEOUTS = 3
+
+
+def docstring_origin(target):
+    """{file, line} of target's source (line of its definition); {} when unknown."""
+    try:
+        return {"file": inspect.getsourcefile(target) or "", "line": inspect.getsourcelines(target)[1]}
+    except (OSError, TypeError):
+        return {}
+
+
+def block_to_code(raw):
+    """A documentation block as runnable code: doctest blocks become their statements
+    (statements_code), other blocks stay; None for one that does not parse."""
+    if mine.is_doctest(raw):
+        code, _ = statements_code(raw.splitlines())
+        return code
+    code = "\n".join(mine.MARKER_RE.sub("", l) for l in raw.splitlines())
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return None
+    return code
+
+
+def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
+    """The examples of one API from each source in order of trust (doctest, docstring code
+    blocks, documentation pages, the installed test suite), each executed in its own process.
+    Sources after the doctest are tried until max_examples are served or the time budget is
+    spent; every tried example is returned with its status, source and origin."""
+    max_served = cfg.get("max_examples", 5)
+    timeout = cfg.get("example_timeout", 20)
+    budget = BUDGET_TIMEOUTS * timeout
+    spent = 0.0
+    out = []
+    origin = docstring_origin(target)
+
+    def run(code, source, org, imports=None, note=""):
+        nonlocal spent
+        code, added = mine.with_prelude(code, ctx, imports)
+        t0 = time.monotonic()
+        status, reason = run_example(code, leaf, timeout)
+        spent += time.monotonic() - t0
+        if note and status != "failed":
+            reason += note
+        ex = {"code": code, "status": status, "reason": reason, "source": source}
+        if org:
+            ex["origin"] = org
+        out.append(ex)
+        return status
+
+    def served():
+        return sum(1 for e in out if e["status"] != "failed")
+
+    kind = api.get("kind", "function")
+    tried_tests = 0
+    doctest_code = None
+    if doc:
+        doctest_code, dropped = build_example(doc, secs)
+        if doctest_code:
+            note = "; %d plotting/skipped doctest statements removed" % dropped if dropped else ""
+            run(doctest_code, "docstring", dict(origin), note=note)
+    candidates = []
+    if doc:
+        for c in mine.docstring_blocks(doc, leaf, skip_doctest=False)[:TRIES_PER_SOURCE]:
+            org = dict(origin)
+            if "line" in org:
+                org["line"] = org["line"] + c["origin"]["line"]
+            c["origin"] = org
+            candidates.append(c)
+    candidates.extend((api.get("docs") or [])[:TRIES_PER_SOURCE])
+    for c in candidates:
+        if served() >= max_served or spent > budget:
+            break
+        code = c.get("code")
+        if c.get("lang") and not mine.python_lang(c["lang"]):
+            continue
+        if code is None and c.get("doctest"):
+            code, _ = statements_code(c["doctest"].splitlines())
+            if code and doctest_code and code.strip() in doctest_code:
+                continue
+        elif code is not None:
+            code = block_to_code(code)
+        if not code or not mine.mentions(code, leaf):
+            continue
+        imports = None
+        if c.get("imports"):
+            try:
+                imports = mine.import_lines(ast.parse(c["imports"]))
+            except SyntaxError:
+                imports = None
+        if c.get("setup"):
+            code = mine.with_setup(code, c["setup"], ctx, imports, block_to_code)
+        if c["source"] != "docstring-block" and not mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind):
+            continue
+        run(code, c["source"], c.get("origin"), imports)
+    if cfg.get("tests") and served() < max_served and spent <= budget:
+        for c in mine.test_examples(test_corpus(ctx["top"]), leaf, api["api_name"], 3 * TRIES_PER_SOURCE):
+            if served() >= max_served or spent > budget or tried_tests >= TRIES_PER_SOURCE:
+                break
+            if not mine.calls_api(mine.with_prelude(c["code"], ctx, c["imports"])[0], obj, leaf, kind):
+                continue
+            tried_tests += 1
+            run(c["code"], "tests", c["origin"], c["imports"])
+    return out
+
+
+_CORPORA = {}
+
+
+def test_corpus(top):
+    """The installed test suite of package top, read once per batch."""
+    if top not in _CORPORA:
+        _CORPORA[top] = mine.TestCorpus(top)
+    return _CORPORA[top]
 
 
 # ---------------------------------------------------------------- source
@@ -668,7 +793,6 @@ def one(api, cfg):
     rec.update({"signature": sig, "s_param": params, "return_type": ret, "docstring_style": style,
                 "instances": instances})
     leaf = name.rsplit(".", 1)[-1]
-    examples = []
     example_doc, esecs = doc, secs
     if filled is not None:
         example_doc, esecs = filled, parse_params(filled)[2]
@@ -677,13 +801,8 @@ def one(api, cfg):
         # The API is itself such an instance (scipy.stats.irwinhall): its
         # signature is (*args, **kwds); its docstring lists the call forms.
         rec["instance_methods"] = documented_methods(secs)
-    code, dropped = build_example(example_doc, esecs, cfg.get("prelude", "")) if example_doc else (None, 0)
-    if code:
-        status, reason = run_example(code, leaf, cfg.get("example_timeout", 20))
-        if dropped and status != "failed":
-            reason += "; %d plotting/skipped doctest statements removed" % dropped
-        examples.append({"code": code, "status": status, "reason": reason, "source": "docstring"})
-    rec["examples"] = examples[: cfg.get("max_examples", 5)]
+    ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""))
+    rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj)
     rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
     impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))
     rec.update({"implementation": impl, "implementation_note": note, "helpers": helpers})

@@ -17,18 +17,20 @@ import (
 
 func newExtractCmd(g *globals) *cobra.Command {
 	var (
-		candidates, envName, backend, endpoint, model string
-		skipBad, asJSON                               bool
-		cfg                                           bundles.ExtractConfig
-		only                                          []string
+		candidates, envName, backend, endpoint, model, docs string
+		skipBad, asJSON                                     bool
+		cfg                                                 bundles.ExtractConfig
+		only                                                []string
 	)
 	cmd := &cobra.Command{
 		Use:   "extract --candidates candidates.jsonl [--env ENV] [--out bundles.jsonl]",
 		Short: "Stage 2: extract S/E/M/C knowledge bundles for discovered APIs",
 		Long: "extract builds one knowledge bundle per candidate (docs/protocol.md §1.2, §7) inside\n" +
-			"the environment: S from the live signature and the docstring, E from the docstring's doctest\n" +
-			"examples (each executed in the sandbox), M as docstring-grounded prose (or model-written from\n" +
-			"the source with --endpoint), C as the source without docstrings plus same-module helpers.\n" +
+			"the environment: S from the live signature and the docstring; E from the docstring's doctest\n" +
+			"examples, its code blocks, the code blocks of the library's documentation (its Debian -doc\n" +
+			"package, --docs) and its installed test suite, in that order, each executed in the sandbox; M as\n" +
+			"docstring-grounded prose with the release-note entry that names the API (or model-written from\n" +
+			"the source with --endpoint); C as the source without docstrings plus same-module helpers.\n" +
 			"The output is appended to and resumable; APIs already in it are skipped.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,6 +62,9 @@ func newExtractCmd(g *globals) *cobra.Command {
 					return err
 				}
 				cfg.Mechanism = bundles.LLMMechanism(client)
+			}
+			if cfg.Docs, err = extractDocs(cmd.Context(), g, cfg.Env, cands, docs); err != nil {
+				return err
 			}
 			runner, err := stageRunner(cmd.Context(), backend, g)
 			if err != nil {
@@ -109,7 +114,33 @@ func newExtractCmd(g *globals) *cobra.Command {
 	f.StringVar(&endpoint, "endpoint", os.Getenv("NOVELAPI_ENDPOINT"), "OpenAI-compatible endpoint for source-grounded M (optional)")
 	f.StringVar(&model, "model", "", "model name for --endpoint")
 	f.StringSliceVar(&only, "api", nil, "extract only these candidates (comma-separated api_names)")
+	f.StringVar(&docs, "docs", "auto", "documentation to mine: auto (the library's Debian -doc package of the environment's suite), none, or a directory")
+	f.BoolVar(&cfg.SkipTests, "no-tests", false, "leave out examples mined from the installed test suite")
 	return cmd
+}
+
+// extractDocs returns the documentation extract mines for cands' library:
+// none for "none" or no candidates, the pages under a directory, or for
+// "auto" the library's -doc package, whose absence or failed download is a
+// warning, not an error.
+func extractDocs(ctx context.Context, g *globals, env *sandbox.Environment, cands []bundles.Candidate, docs string) (*bundles.Docs, error) {
+	if docs == "none" || len(cands) == 0 {
+		return nil, nil
+	}
+	lib := cands[0].Library
+	if docs != "auto" {
+		return bundles.ReadDocs(docs, docs, filepath.Base(docs), "")
+	}
+	d, err := bundles.LibraryDocs(ctx, debenv.OpenStore(g.home), env, lib, debenv.IndexConfig{Log: g.log})
+	if err != nil {
+		g.log.Warn("extracting without (some of) the library's documentation", "library", lib, "err", err)
+	}
+	if d == nil {
+		g.log.Info("no documentation", "library", lib)
+	} else {
+		g.log.Info("documentation", "library", lib, "packages", d.Key(), "pages", d.Pages(), "release_notes", d.Notes())
+	}
+	return d, nil
 }
 
 // stageRunner returns the sandbox runner for discover and extract.

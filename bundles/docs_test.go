@@ -1,0 +1,75 @@
+package bundles_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/bundles"
+)
+
+// The documentation in testdata/docs is real (python-sqlalchemy-doc,
+// trixie; see its README).
+func readSQLAlchemyDocs(t *testing.T) *bundles.Docs {
+	t.Helper()
+	d, err := bundles.ReadDocs("testdata/docs/python-sqlalchemy-doc", "/usr/share/doc/python-sqlalchemy-doc", "python-sqlalchemy-doc", "2.0.40+ds1-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestReadDocs_PagesAndNotes(t *testing.T) {
+	d := readSQLAlchemyDocs(t)
+	if d.Pages() != 1 {
+		t.Errorf("pages = %d; want 1 (the rendered HTML is not read, the changelog is notes)", d.Pages())
+	}
+	if d.Notes() < 8 {
+		t.Errorf("notes = %d; want each .. change:: of the changelog excerpt", d.Notes())
+	}
+}
+
+func TestDocs_Blocks(t *testing.T) {
+	d := readSQLAlchemyDocs(t)
+	bs := d.Blocks("sqlalchemy.sql.expression.Select.with_only_columns", 3)
+	if len(bs) != 1 {
+		t.Fatalf("blocks = %+v; want the one block of large_collections.rst", bs)
+	}
+	b := bs[0]
+	if !strings.Contains(b.Code, ">>> subq = bank_audit.account_transactions.select().with_only_columns(AccountTransaction.id)") ||
+		b.Source != bundles.SourceDocs || b.Origin.Package != "python-sqlalchemy-doc" ||
+		b.Origin.File != "/usr/share/doc/python-sqlalchemy-doc/rst/orm/large_collections.rst" || b.Origin.Line != 516 {
+		t.Errorf("block = %+v, origin %+v", b, b.Origin)
+	}
+	if !strings.Contains(b.Imports, "from sqlalchemy import update") {
+		t.Errorf("imports = %q; want the page's import lines", b.Imports)
+	}
+	// A method whose class the page never names gets no block, however
+	// common its leaf is on the page.
+	if bs := d.Blocks("sqlalchemy.orm.Query.where", 3); len(bs) != 0 {
+		t.Errorf("Query.where blocks = %+v; want none", bs)
+	}
+	var nilDocs *bundles.Docs
+	if bs := nilDocs.Blocks("sqlalchemy.select", 3); bs != nil {
+		t.Errorf("nil docs gave %+v", bs)
+	}
+}
+
+func TestDocs_Note(t *testing.T) {
+	d := readSQLAlchemyDocs(t)
+	n, ok := d.Note("sqlalchemy.sql.expression.Select.with_only_columns", "2.0.30", "2.0.40")
+	if !ok || n.Version != "2.0.33" || n.Text != "Fixed typing issue with _sql.Select.with_only_columns." ||
+		n.File != "/usr/share/doc/python-sqlalchemy-doc/rst/changelog/changelog_20.rst" {
+		t.Errorf("note = %+v, %v; want the 2.0.33 typing fix with its markup removed", n, ok)
+	}
+	// Outside the span of the diff, the newest entry at most the new
+	// version is still the one.
+	if n, ok := d.Note("sqlalchemy.sql.expression.Select.with_only_columns", "2.0.35", "2.0.40"); !ok || n.Version != "2.0.33" {
+		t.Errorf("note = %+v, %v", n, ok)
+	}
+	if n, ok := d.Note("sqlalchemy.sql.expression.Select.with_only_columns", "", "2.0.30"); ok {
+		t.Errorf("note %+v of a version after the new one", n)
+	}
+	if n, ok := d.Note("sqlalchemy.orm.Session.no_such_method", "", ""); ok {
+		t.Errorf("note %+v for an API no entry names", n)
+	}
+}
