@@ -73,3 +73,17 @@ func TestDocs_Note(t *testing.T) {
 		t.Errorf("note %+v for an API no entry names", n)
 	}
 }
+
+// numpy's -doc package ships rendered HTML alone: its release notes are
+// read from the HTML.
+func TestReadDocs_HTMLReleaseNotes(t *testing.T) {
+	d, err := bundles.ReadDocs("testdata/docs/python-numpy-doc", "/usr/share/doc", "python-numpy-doc", "1:2.2.4+ds-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := d.Note("numpy.unstack", "2.0.2", "2.2.4")
+	if !ok || n.Version != "2.1.0" || n.File != "/usr/share/doc/python-numpy/html/release/2.1.0-notes.html" ||
+		!strings.HasPrefix(n.Text, "A new function np.unstack(array, axis=...) was added, which splits an array into a tuple of arrays along an axis.") {
+		t.Errorf("note = %+v, %v; want the 2.1.0 entry of numpy.unstack", n, ok)
+	}
+}

@@ -67,7 +67,11 @@ func TestExtract_Numpy(t *testing.T) {
 		{APIName: "numpy.no_such_api", Kind: bundles.KindFunction, Library: "numpy", NewVersion: "2.2.4"}, // cannot resolve
 	}
 	out := filepath.Join(t.TempDir(), "bundles.jsonl")
-	cfg := bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1}
+	docs, err := bundles.ReadDocs("testdata/docs/python-numpy-doc", "/usr/share/doc", "python-numpy-doc", "1:2.2.4+ds-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := bundles.ExtractConfig{Env: env, Candidates: cands, Out: out, Workers: 1, Docs: docs}
 	bs, sum, err := bundles.Extract(t.Context(), runner, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +90,13 @@ func TestExtract_Numpy(t *testing.T) {
 		!strings.Contains(b.Examples[0].Code, "np.unstack(arr)\n# -> (array([[ 0,  1,  2,  3],\n#            [ 4,  5,  6,  7],") {
 		t.Errorf("examples = %+v", b.Examples)
 	}
-	if w := len(strings.Fields(b.Mechanism.Text)); w < 30 || w > 150 || strings.Contains(b.Mechanism.Text, "``") ||
-		b.Mechanism.Grounding != "docstring" {
-		t.Errorf("mechanism (%d words) = %q", w, b.Mechanism.Text)
+	// M: the docstring's prose, then the release-note entry of 2.1.0 that
+	// names numpy.unstack (grounding changelog).
+	if w := len(strings.Fields(b.Mechanism.Text)); w < 30 || w > 250 || strings.Contains(b.Mechanism.Text, "``") ||
+		b.Mechanism.Grounding != bundles.GroundingChangelog ||
+		!strings.Contains(b.Mechanism.Text, "Release notes of 2.1.0: A new function np.unstack(array, axis=...) was added") ||
+		b.Mechanism.ChangelogNotes == nil || !strings.HasPrefix(*b.Mechanism.ChangelogNotes, "A new function np.unstack") {
+		t.Errorf("mechanism (%d words, %s) = %q", w, b.Mechanism.Grounding, b.Mechanism.Text)
 	}
 	if !strings.HasPrefix(b.Implementation, "@array_function_dispatch") || strings.Contains(b.Implementation, "Split an array") ||
 		!strings.Contains(b.Implementation, "# --- helper: numpy._core.shape_base._unstack_dispatcher ---") {
@@ -109,7 +117,8 @@ func TestExtract_Numpy(t *testing.T) {
 	if tests == 0 {
 		t.Error("no example from numpy's test suite")
 	}
-	if p := b.Provenance; p == nil || p.Hash != b.ComputeHash() || p.Environment != "trixie-sci" || p.Components["E"] != "docstring+tests:executed" {
+	if p := b.Provenance; p == nil || p.Hash != b.ComputeHash() || p.Environment != "trixie-sci" || p.Components["E"] != "docstring+tests:executed" ||
+		p.Components["M"] != "docstring:summary+changelog:2.1.0" {
 		t.Errorf("provenance = %+v", b.Provenance)
 	}
 	// Resuming does nothing: every API is in the output or its drop file.
