@@ -191,3 +191,29 @@ func TestExtract_PublicInstances(t *testing.T) {
 		t.Errorf("CensoredData instances = %v; want none", in)
 	}
 }
+
+// A default whose repr holds an object address gives the same signature in
+// every process: scipy.fftpack.diff's _cache is a thread-local object.
+func TestIntrospect_NoObjectAddresses(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	s, err := bundles.Introspect(t.Context(), runner, env, "scipy", "scipy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, e := range s.Entries {
+		if e.Signature != nil && strings.Contains(*e.Signature, " at 0x") {
+			t.Errorf("%s: signature %s holds an object address", e.APIName, *e.Signature)
+		}
+		if e.APIName == "scipy.fftpack.diff" {
+			found = true
+			if want := "(x, order=1, period=None, _cache=<_thread._local object>)"; e.Signature == nil || *e.Signature != want {
+				t.Errorf("scipy.fftpack.diff signature = %v, want %s", e.Signature, want)
+			}
+		}
+	}
+	if !found {
+		t.Error("scipy.fftpack.diff missing from the surface")
+	}
+}

@@ -729,11 +729,20 @@ def s_params(obj, kind, descs):
         dtyp, desc = descs.get(p.name, (None, ""))
         if typ is None and dtyp:
             typ = clean_markup(dtyp)
-        default = None if p.default is inspect.Parameter.empty else repr(p.default)
+        default = None if p.default is inspect.Parameter.empty else no_address(repr(p.default))
         out.append({"name": p.name, "type": typ, "default": default,
                     "description": desc or "", "constraints": None})
     ret = fmt_annotation(sig.return_annotation)
-    return str(sig), out, ret
+    return no_address(str(sig)), out, ret
+
+
+# A default's repr can hold the object's address, which differs in every
+# process: it is cut, as discovery does (introspect.py).
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def no_address(text):
+    return ADDRESS.sub(">", text) if text else text
 
 
 def doc_return_type(secs):

@@ -144,13 +144,23 @@ def fmt_annotation(ann):
         return repr(ann)
 
 
+# A default's repr can hold the object's address ("<BFGS object at
+# 0x7f33...>"), which differs in every process: it is cut so that the same
+# release gives the same signature (docs/protocol.md §7, Stage 1).
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def no_address(text):
+    return ADDRESS.sub(">", text) if text else text
+
+
 def params_of(sig):
     out = []
     for p in sig.parameters.values():
         default = None
         if p.default is not inspect.Parameter.empty:
             try:
-                default = str(p.default)
+                default = no_address(str(p.default))
             except Exception:  # noqa: BLE001
                 default = "<unprintable>"
         out.append({"name": p.name, "annotation": fmt_annotation(p.annotation),
@@ -176,7 +186,7 @@ def signature_of(obj, kind):
     except (TypeError, ValueError):
         return None, []
     try:
-        return str(sig), params_of(sig)
+        return no_address(str(sig)), params_of(sig)
     except Exception:  # noqa: BLE001
         return None, []
 
