@@ -94,6 +94,7 @@ var (
 	// release_3.4.rst, NEWS, CHANGES.
 	notesFileRE = regexp.MustCompile(`(?i)(changelog|changes|whats_?new|release|news|history)`)
 	versionRE   = regexp.MustCompile(`\b[vV]?(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)\b`)
+	mdLinkRE    = regexp.MustCompile(`\[([^\]]+)\]\([^)\s]+\)`)
 	roleRE      = regexp.MustCompile("(?::[\\w:.-]+:)?`+~?([^`<]*?)(?:\\s*<[^>]*>)?`+_{0,2}")
 )
 
@@ -454,10 +455,12 @@ func isIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// CleanMarkup returns reST text as plain prose: roles and literals keep
-// their text (":meth:`.Select.where`" → ".Select.where"), runs of white
+// CleanMarkup returns reST or Markdown text as plain prose: roles,
+// literals and links keep their text (":meth:`.Select.where`" →
+// ".Select.where", "[#12411](https://...)" → "#12411"), runs of white
 // space become one space.
 func CleanMarkup(s string) string {
+	s = mdLinkRE.ReplaceAllString(s, "$1")
 	s = roleRE.ReplaceAllString(s, "$1")
 	s = strings.ReplaceAll(s, "**", "")
 	return strings.Join(strings.Fields(s), " ")

@@ -87,3 +87,20 @@ func TestReadDocs_HTMLReleaseNotes(t *testing.T) {
 		t.Errorf("note = %+v, %v; want the 2.1.0 entry of numpy.unstack", n, ok)
 	}
 }
+
+func TestCleanMarkup(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		// SQLAlchemy's changelog_20.rst, 2.0.33
+		{"Role", "Fixed typing issue with :meth:`_sql.Select.with_only_columns`.", "Fixed typing issue with _sql.Select.with_only_columns."},
+		// python3-pydantic 2.14.1's changelog.gz (sid), line 544
+		{"MarkdownLink", "Add [`FieldInfo.asdict()`](https://pydantic.dev/docs/validation/latest/api/pydantic/fields/#pydantic.fields.FieldInfo.asdict) method, improve documentation around `FieldInfo` by @Viicos in [#12411](https://github.com/pydantic/pydantic/pull/12411).",
+			"Add FieldInfo.asdict() method, improve documentation around FieldInfo by @Viicos in #12411."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bundles.CleanMarkup(tt.in); got != tt.want {
+				t.Errorf("CleanMarkup(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
