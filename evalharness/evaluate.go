@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/novelapi/novelapi/internal/pysyntax"
 	"github.com/novelapi/novelapi/pool"
 )
 
@@ -15,6 +16,10 @@ import (
 // call records are missing or not "ok" (docs/protocol.md §1.4), or its test lacks
 // the check marker.
 var ErrRefused = errors.New("evalharness: task refused")
+
+// ErrBadName reports an API name that is not a dotted Python name
+// ("numpy.linalg.norm"); [Harness.CheckCode] refuses it.
+var ErrBadName = errors.New("evalharness: not a dotted Python name")
 
 // Evaluate extracts the code of one response (§3), runs it with the task's
 // test in the task's environment (§4) and classifies a failure (§5).
@@ -117,6 +122,9 @@ func taskDefect(out *runOutcome) string {
 func runStatus(out runOutcome) string {
 	res, r := out.Res, out.Recs
 	e := r.Exception
+	// clean: the run ended as a passing run ends, whatever limit it met
+	// on the way (a fork the pids limit refused and the completion caught).
+	clean := res.ExitCode == 0 && res.Signal == "" && r.DoneOK && r.Tamper == "" && e == nil
 	switch {
 	case res.InfraError != "" || taskDefect(&out) != "":
 		return pool.StatusInfraError
@@ -124,9 +132,9 @@ func runStatus(out runOutcome) string {
 		return pool.StatusTimeout
 	case res.OOMKilled || (e != nil && e.Exc == "MemoryError"):
 		return pool.StatusMemoryLimit
-	case res.OutputLimitHit:
+	case res.OutputLimitHit || outFilled(out):
 		return pool.StatusOutputLimit
-	case res.PIDLimitHit || res.LimitHit == "cpu" || res.LimitHit == "fsize" || res.LimitHit == "pids":
+	case res.LimitHit == "cpu" || res.LimitHit == "fsize" || ((res.PIDLimitHit || res.LimitHit == "pids") && !clean):
 		return pool.StatusResourceLimit
 	case res.Signal != "":
 		return pool.StatusCrash
@@ -142,6 +150,13 @@ func runStatus(out runOutcome) string {
 		return pool.StatusWrongAnswer
 	}
 	return pool.StatusRuntimeError
+}
+
+// outFilled reports whether the run's records are missing or broken while
+// /out was full: the program filled the record channel (docs/sandbox.md
+// §4.1 item 4), which is an output limit, not tampering.
+func outFilled(out runOutcome) bool {
+	return out.Res.OutFull && (out.Recs.Tamper != "" || !out.Recs.Done)
 }
 
 // tamperReason says why a HARNESS_TAMPER run cannot be trusted.
@@ -186,6 +201,12 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		return v
 	}
 	v.Passed = v.Status == pool.StatusPass && res.ExitCode == 0
+	if v.Status == pool.StatusCrash || v.Status == pool.StatusResourceLimit {
+		v.Signal = res.Signal
+		if n := r.CandidateSignal; n > 0 && res.Signal != "" {
+			v.Signal = fmt.Sprintf("%s (signal %d)", res.Signal, n)
+		}
+	}
 	if v.Passed {
 		if !h.cfg.NoLabels {
 			v.Label, v.Rule, v.Rationale = pool.LabelPass, "pass", "exited 0 with complete records"
@@ -215,6 +236,12 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 	// taxonomy.
 	if rc, ok := runtimeClass(f); ok && f.Tamper == "" {
 		c.Nonexistent, c.SigError = rc.Nonexistent, rc.SigError
+	}
+	switch {
+	case v.Signal != "":
+		v.Rationale = clip("killed by " + v.Signal + "; " + c.Rationale)
+	case v.Status == pool.StatusOutputLimit && outFilled(out):
+		v.Rationale = clip(fmt.Sprintf("the program filled /out (%d bytes, %d files) and the runner could not write its records; ", res.Limits.OutSize, res.Limits.OutFiles) + c.Rationale)
 	}
 	if c.Nonexistent {
 		v.NonexistentCalls = 1
@@ -290,14 +317,19 @@ func (f *failureFacts) judgeFields() judgeFields {
 // instances, bundles.Provenance.Instances: "scipy.stats.triang" for
 // "scipy.stats.distributions.triang_gen"; "scipy.stats.irwinhall.fit" for
 // the method "scipy.stats.distributions.irwinhall_gen.fit"); a path that
-// does not resolve in the environment is skipped. The error is non-nil
-// only for infrastructure failures.
+// does not resolve in the environment is skipped, and one that is not a
+// dotted Python name is ignored. The error is non-nil only for
+// infrastructure failures and for an apiName that is not a dotted Python
+// name ([ErrBadName]): names are pasted into the setup's import lines.
 func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, instances ...string) (CheckResult, error) {
+	if !pysyntax.IsDottedName(apiName) {
+		return CheckResult{}, fmt.Errorf("%w: api_name %q", ErrBadName, apiName)
+	}
 	task := &pool.Task{TaskID: "check_code", APIName: apiName, Library: library}
 	leaf := task.Leaf()
 	o := setupOptions{leafBinding: true}
 	for _, in := range instances {
-		if in != "" && in != apiName {
+		if in != "" && in != apiName && pysyntax.IsDottedName(in) {
 			o.aliases = append(o.aliases, spyAlias{Path: in, Target: apiName})
 		}
 	}
@@ -326,6 +358,7 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 		TargetCalled: v.TargetCalled,
 		Calls:        v.SpyCalls,
 		Status:       v.Status,
+		Signal:       v.Signal,
 		Stdout:       lastRunes(string(out.Res.Stdout), 2000),
 		StdoutCut:    out.Res.StdoutDropped,
 		Stderr:       lastRunes(userLines(out.Recs.Layout, string(out.Res.Stderr)), 2000),
@@ -349,6 +382,14 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 		cr.Reason = "the code does not compile or import: " + cr.ExceptionType + ": " + cr.Message
 	case pool.StatusInfraError:
 		cr.Reason = "no verdict: " + v.InfraError
+	case pool.StatusCrash, pool.StatusResourceLimit:
+		if v.Signal != "" {
+			cr.Reason = "killed by " + v.Signal
+		}
+	case pool.StatusOutputLimit:
+		if outFilled(out) {
+			cr.Reason = fmt.Sprintf("the code filled /out (%d bytes, %d files)", out.Res.Limits.OutSize, out.Res.Limits.OutFiles)
+		}
 	}
 	switch {
 	case v.Status == pool.StatusInfraError:

@@ -130,7 +130,10 @@ type CheckResult struct {
 	Label     string `json:"label"` // taxonomy label of the failure, "Pass" when ran and called
 	Rationale string `json:"rationale"`
 	Status    string `json:"status"` // Status* verdict of the run
-	Stdout    string `json:"stdout"` // last 2,000 chars of what the sandbox kept
+	// Signal names the signal that ended the run (CRASH, RESOURCE_LIMIT;
+	// see Verdict.Signal); "" otherwise.
+	Signal string `json:"signal,omitempty"`
+	Stdout string `json:"stdout"` // last 2,000 chars of what the sandbox kept
 	// StdoutCut counts the bytes of stdout the sandbox dropped beyond its
 	// stream cap (sandbox.Limits.StreamCap): Stdout then ends where the
 	// kept part ends, not where the program's output did.

@@ -641,7 +641,7 @@ func newTaskResult(index int, t *pool.Task, condition string, verdicts []Verdict
 		Condition: condition, Novelty: t.Novelty, Status: g.Status, Rule: g.Rule,
 		Executed: g.Executed, TargetCalled: g.TargetCalled, SpyCalls: g.SpyCalls,
 		NonexistentCalls: g.NonexistentCalls, SignatureErrors: g.SignatureErrors,
-		Retried: g.Retried, WallMS: g.Wall.Milliseconds(), Index: index,
+		Retried: g.Retried, WallMS: g.Wall.Milliseconds(), Index: index, Signal: g.Signal,
 		CalledAPIs: g.CalledAPIs, SpyOff: !t.SpyNeeded(), Group: t.Group,
 	}
 	if t.SpyNeeded() {
@@ -665,7 +665,7 @@ func newTaskResult(index int, t *pool.Task, condition string, verdicts []Verdict
 		r.Samples = make([]pool.SampleVerdict, len(verdicts))
 		for i, v := range verdicts {
 			r.Samples[i] = pool.SampleVerdict{
-				Passed: v.Passed, Label: v.Label, Rule: v.Rule, Status: v.Status, ExceptionType: v.ExceptionType,
+				Passed: v.Passed, Label: v.Label, Rule: v.Rule, Status: v.Status, ExceptionType: v.ExceptionType, Signal: v.Signal,
 				Executed: v.Executed, TargetCalled: v.TargetCalled, CalledAPIs: v.CalledAPIs, NonexistentCalls: v.NonexistentCalls,
 				SignatureErrors: v.SignatureErrors, WallMS: v.Wall.Milliseconds(),
 			}

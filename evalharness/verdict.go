@@ -54,6 +54,10 @@ type Verdict struct {
 	Wall time.Duration `json:"wall_ns"`
 	// Code is the extracted completion (§3) that was run.
 	Code string `json:"code"`
+	// Signal names the signal that ended the run when Status is CRASH or
+	// RESOURCE_LIMIT ("segmentation fault (signal 11)": the sandbox's name,
+	// with the number when the completion's process died of it); "" otherwise.
+	Signal string `json:"signal,omitempty"`
 	// InfraError describes a sandbox failure or a defect of the task when
 	// Status is INFRA_ERROR.
 	InfraError string `json:"infra_error,omitempty"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/internal/pysyntax"
 	"github.com/novelapi/novelapi/pool"
 )
 
@@ -87,6 +88,9 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		return toolError(err)
 	}
 	name, _ := parseHandle(rawName)
+	if !pysyntax.IsDottedName(name) {
+		return mcp.NewToolResultError(fmt.Sprintf("check_code: api_name %q is not a dotted Python name; give the API as a module path (numpy.linalg.norm, pandas.DataFrame.map)", truncate(name, 200))), nil
+	}
 	out := checkOut{APIName: name}
 
 	// Resolve the name as get_api does (alias, short name, public

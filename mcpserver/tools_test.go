@@ -538,6 +538,8 @@ func TestCodeTools_ArgumentErrors(t *testing.T) {
 	c := inProcess(t, newServer(t, mcpserver.Config{Harness: execHarness(t)}))
 	wantError(t, call(t, c, "check_code", map[string]any{"code": strings.Repeat("x", mcpserver.MaxCodeBytes+1), "api_name": "numpy.unstack"}), "the limit is")
 	wantError(t, call(t, c, "check_code", map[string]any{"code": "print(1)"}), "api_name is required")
+	// The name is pasted into the setup's import lines: "import numpy\nprint(6*7)" ran its print.
+	wantError(t, call(t, c, "check_code", map[string]any{"code": "print(1)", "api_name": "numpy\nprint(6*7)\nimport numpy.x y"}), "not a dotted Python name")
 	wantError(t, call(t, c, "evaluate", map[string]any{}), "exactly one of")
 	wantError(t, call(t, c, "evaluate", map[string]any{"predictions": "nope"}), "predictions must be an array")
 	wantError(t, call(t, c, "evaluate", map[string]any{"predictions": []any{map[string]any{"task_id": "t1", "completion": "x"}}}), "no task pool")

@@ -80,6 +80,9 @@ type TaskResult struct {
 	// the task's prediction; a resumed run re-evaluates a task whose
 	// samples changed.
 	SamplesHash string `json:"samples_sha256,omitempty"`
+	// Signal names the signal that ended the greedy sample's run when its
+	// status is CRASH or RESOURCE_LIMIT ("segmentation fault (signal 11)").
+	Signal string `json:"signal,omitempty"`
 	// Retried reports a serial retry after a timeout or infra error.
 	Retried bool `json:"retried,omitempty"`
 	// WallMS is the wall time of the greedy sample's evaluation, ms.
@@ -103,6 +106,7 @@ type SampleVerdict struct {
 	Rule             string   `json:"rule,omitempty"`
 	Status           string   `json:"status"`
 	ExceptionType    string   `json:"exception_type,omitempty"`
+	Signal           string   `json:"signal,omitempty"`
 	Executed         bool     `json:"executed"`
 	TargetCalled     bool     `json:"target_called"`
 	CalledAPIs       []string `json:"called_apis,omitempty"`

@@ -305,6 +305,11 @@ func (t *Task) Validate(allowCustomSetup bool) error {
 		if t.APIName == "" {
 			errs = append(errs, "api_name is empty")
 		}
+		for _, n := range t.Targets() {
+			if n != "" && !pysyntax.IsDottedName(n) {
+				errs = append(errs, fmt.Sprintf("target %q is not a dotted Python name", n))
+			}
+		}
 		if t.TestHarness.TargetAPI != "" && t.TestHarness.TargetAPI != t.APIName {
 			errs = append(errs, fmt.Sprintf("test_harness.target_api %q differs from api_name %q", t.TestHarness.TargetAPI, t.APIName))
 		}

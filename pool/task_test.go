@@ -33,6 +33,7 @@ func TestTask_Validate_ImportedPools(t *testing.T) {
 			t.Origin, t.SpyScope = "x", pool.SpyScopeEntryPoint
 		}, "needs an entry_point"},
 		{"UnknownScope", func(t *pool.Task) { t.Origin, t.SpyScope = "x", "test" }, `spy_scope "test"`},
+		{"InjectedTarget", func(t *pool.Task) { t.Origin, t.SpyAPIs = "x", []string{"math;print(42).cos"} }, "not a dotted Python name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -332,17 +332,44 @@ class Lines:
 # --- shared: exception records and bounded tracebacks ---
 
 
-def frames_of(tb):
-    # The last 40 frames of a traceback, outermost first; the walk is over
-    # pointers only, so a traceback a million frames deep costs little.
-    out = []
-    n = 0
+def _tail_tb(tb):
+    # The innermost TB_FRAMES entries of a traceback, as a new traceback.
+    # The walk follows tb_next only: reading tb_frame raises an audit event
+    # (the candidate's hook runs for each), so a traceback a million frames
+    # deep is walked in milliseconds and only its tail's frames are read.
+    last = []
     while tb is not None:
-        f = tb.tb_frame
-        out.append((f, tb.tb_lineno))
-        if len(out) > TB_FRAMES:
-            del out[0]
-        n += 1
+        last.append(tb)
+        if len(last) > 4 * TB_FRAMES:
+            del last[:-TB_FRAMES]
+        tb = tb.tb_next
+    out = None
+    for t in reversed(last[-TB_FRAMES:]):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def _shorten(e):
+    # Cuts the traceback of e and of the exceptions chained to it (at most
+    # 20) to their innermost TB_FRAMES frames, before anything reads them.
+    seen = 0
+    while e is not None and seen < 20:
+        try:
+            tb = BaseException.__getattribute__(e, "__traceback__")
+            if tb is not None:
+                BaseException.with_traceback(e, _tail_tb(tb))
+            e = e.__cause__ or e.__context__
+        except BaseException:
+            return
+        seen += 1
+
+
+def frames_of(tb):
+    # The last TB_FRAMES frames of a traceback, outermost first.
+    tb = _tail_tb(tb)
+    out = []
+    while tb is not None:
+        out.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
     return [{"file": f.f_code.co_filename, "func": f.f_code.co_name, "line": line,
              "module": str(f.f_globals.get("__name__", ""))} for f, line in out]
@@ -350,9 +377,9 @@ def frames_of(tb):
 
 def format_tb(e, keep=None):
     # The traceback of e as Python prints it, with only the innermost
-    # TB_FRAMES frames of each exception in the chain (traceback's negative
-    # limit walks the chain without formatting the rest) and without the
+    # TB_FRAMES frames of each exception in the chain and without the
     # runner's own frames. keep filters FrameSummary objects.
+    _shorten(e)
     try:
         te = traceback.TracebackException.from_exception(e, limit=-TB_FRAMES)
     except BaseException:
@@ -1387,6 +1414,32 @@ def _kill_others():
         pass
 
 
+_scandir, _unlink, _rmdir, _chmod = os.scandir, os.unlink, os.rmdir, os.chmod
+
+
+def _clear_out(path="/out"):
+    # Empties the record channel before the records are written, once
+    # every other process of the sandbox is gone: what the completion left
+    # there (it shares the directory) is never read, and a full /out must
+    # not cost the records (docs/sandbox.md P6). Directories it made
+    # unreadable are opened up first.
+    try:
+        _chmod(path, 0o700)
+        with _scandir(path) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for ent in entries:
+        try:
+            if ent.is_dir(follow_symlinks=False):
+                _clear_out(ent.path)
+                _rmdir(ent.path)
+            else:
+                _unlink(ent.path)
+        except OSError:
+            pass
+
+
 def judge_main():
     pub = read_frame(0)
     codec_mod = _load_codec()
@@ -1458,6 +1511,7 @@ def judge_main():
             pass
         st = wait_child()
         _kill_others()
+        _clear_out()
         if os.WIFSIGNALED(st) and not state["killed"]:
             # The candidate died of a signal: this run reports it as its own
             # (sandbox Result.Signal), after the records.

@@ -105,3 +105,16 @@ func IsIdentifier(s string) bool {
 	}
 	return true
 }
+
+// IsDottedName reports whether s is a dotted Python name: one or more
+// identifiers ([IsIdentifier]) joined by single dots ("numpy.linalg.norm").
+// Such a name can be pasted into an import statement or an attribute
+// access without changing what the statement does.
+func IsDottedName(s string) bool {
+	for seg := range strings.SplitSeq(s, ".") {
+		if !IsIdentifier(seg) {
+			return false
+		}
+	}
+	return true
+}

@@ -53,3 +53,27 @@ func TestMatchBracket(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDottedName(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"numpy.linalg.norm", true},
+		{"scipy.stats.distributions.triang_gen", true},
+		{"math", true},
+		{"pandas.DataFrame.map", true},
+		{"numpy;print(6*7).x", false},
+		{"numpy.x\nimport os", false},
+		{"numpy..x", false},
+		{".numpy", false},
+		{"numpy.", false},
+		{"numpy.x y", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := pysyntax.IsDottedName(tt.in); got != tt.want {
+			t.Errorf("IsDottedName(%q) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
+}
