@@ -195,6 +195,7 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		v.CalledAPIs = calledAPIs(task.Targets(), spy)
 	}
 	v.SpyOff = !task.SpyNeeded()
+	v.TargetRaised = r.Exception != nil && r.Exception.Target != nil
 	if why := taskDefect(&out); why != "" && res.InfraError == "" {
 		v.InfraError, v.TaskDefect = "task defect: "+why, true
 		v.Error = truncateRunes(v.InfraError, 500)

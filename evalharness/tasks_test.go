@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -172,32 +171,6 @@ func TestMutation(t *testing.T) {
 			t.Errorf("%s: agreement %.0f%% (%d/%d) < 90%%", want, 100*agree, row[want], n)
 		}
 	}
-}
-
-func confusionTable(c map[string]map[string]int) string {
-	cols := append([]string{}, pool.Labels...)
-	cols = append(cols, pool.LabelPass, "")
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-18s", "want \\ got")
-	for _, col := range cols {
-		name := col
-		if name == "" {
-			name = "(none)"
-		}
-		fmt.Fprintf(&b, " %6.6s", strings.TrimPrefix(name, "Wrong"))
-	}
-	b.WriteString("\n")
-	for _, want := range pool.Labels {
-		if c[want] == nil {
-			continue
-		}
-		fmt.Fprintf(&b, "%-18s", want)
-		for _, col := range cols {
-			fmt.Fprintf(&b, " %6d", c[want][col])
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
 
 var _ = os.Getenv

@@ -177,6 +177,14 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 			return cl, true
 		case indexShapeExc[t.Exc] || shapeDtypeRE.MatchString(shapeText):
 			return c(pool.LabelWrongShapeDtype, "target-shape-dtype", api+" rejected the structure, shape or dtype of its input: "+short)
+		case t.Exc == "TypeError" && paramMsgRE.MatchString(t.Msg):
+			cl, _ := c(pool.LabelWrongParam, "target-arguments", api+" refused its arguments: "+short)
+			cl.SigError = true
+			return cl, true
+		case t.Exc == "TypeError":
+			// The arguments bound; an operation inside the target refused
+			// the type of one of them (a list where a number goes).
+			return c(pool.LabelWrongShapeDtype, "target-input-type", api+" rejected the type of its input: "+short)
 		default:
 			return c(pool.LabelWrongParam, "target-raised", api+" raised on its arguments: "+short)
 		}
@@ -246,7 +254,7 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 	case e.Phase == "test" && strings.Contains(msg, "no call to the target API reproduces reference call"):
 		return c(pool.LabelWrongLogic, "call-record-return", "target called, but "+msg)
 	case spyOn && !called:
-		if raisedInLibrary(e) || (e.Exc == "TypeError" && paramMsgRE.MatchString(msg)) {
+		if raisedInLibrary(e) || (e.Exc == "TypeError" && paramMsgRE.MatchString(msg)) || f.libraryCallRaised(e) {
 			return c(pool.LabelWrongAPISelection, "other-api-raised", "another API raised and the spy saw no call of "+api+": "+short)
 		}
 		if e.Phase == "test" && e.Exc == "AssertionError" {
@@ -309,4 +317,61 @@ func taxonomyName(s string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("evalharness: unknown taxonomy %q (want %s)", s, strings.Join(Taxonomies, " or "))
+}
+
+// libraryCallRaised reports whether the completion's line where e arose
+// (its innermost frame in the completion) calls a name the completion or
+// the context imported from the target's library: a function of the
+// library implemented in C raised there.
+func (f *failureFacts) libraryCallRaised(e *excRecord) bool {
+	if f.Recs == nil {
+		return false
+	}
+	for i := len(e.Frames) - 1; i >= 0; i-- {
+		fr := e.Frames[i]
+		if fr.File != scriptName {
+			continue
+		}
+		p, n, ok := partLine(f.Recs.Layout, fr.Line)
+		if !ok || p.Name != "solution" {
+			return false
+		}
+		lines := strings.Split(f.Code, "\n")
+		if n < 1 || n > len(lines) {
+			return false
+		}
+		for _, name := range f.libraryNames() {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*[.(]`).MatchString(lines[n-1]) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+var importBindRE = regexp.MustCompile(`(?m)^\s*(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)`)
+
+// libraryNames are the names the completion and the context bind by
+// importing from the target's library (module aliases and imported names).
+func (f *failureFacts) libraryNames() []string {
+	var out []string
+	for _, m := range importBindRE.FindAllStringSubmatch(f.Task.ContextCode+"\n"+f.Code, -1) {
+		switch {
+		case m[1] != "" && f.ofLibrary(m[1]):
+			if m[2] != "" {
+				out = append(out, m[2])
+			} else {
+				out = append(out, topPackage(m[1]))
+			}
+		case m[3] != "" && f.ofLibrary(m[3]):
+			for _, part := range strings.Split(m[4], ",") {
+				fs := strings.Fields(part)
+				if len(fs) > 0 {
+					out = append(out, fs[len(fs)-1])
+				}
+			}
+		}
+	}
+	return out
 }

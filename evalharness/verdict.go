@@ -48,6 +48,9 @@ type Verdict struct {
 	// SignatureErrors counts target calls whose arguments the target's
 	// signature rejected (bind failure or TypeError at the call site).
 	SignatureErrors int `json:"signature_errors"`
+	// TargetRaised reports that the failure's exception left a call of the
+	// target (the spy's note, docs/protocol.md §4.4).
+	TargetRaised bool `json:"target_raised,omitempty"`
 	// Retried reports that the run timed out once and was re-run (§4.6).
 	Retried bool `json:"retried"`
 	// Wall is the wall time of the final run.
