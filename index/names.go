@@ -199,10 +199,18 @@ func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 // ("df.groupby(", "ser.expanding()"): the receiver's type is unknown, and
 // such a call is usually the context of the question (the object whose
 // method is asked for); the legs still see its words.
+//
+// Nor, in a query of several words, do the names that are arguments or
+// types of what the question is about (see argumentName): names inside a
+// call's parentheses, keyword names and keyword values, the type in "a
+// `pandas.Series` object", and a bare word (no dot, no underscore) as a
+// method: "`copy` (left at its default)" is a parameter, "`rvs`" a
+// variable.
 func (t *nameTable) lookup(query string) []string {
 	query = attributeErrorNames(query)
 	toks := identTokenizer{}.Tokenize([]byte(query))
 	defined := definedNames(toks, query)
+	inCall := callArguments(query)
 	var keys []string
 	add := func(ks []string) {
 		for _, k := range ks {
@@ -213,6 +221,9 @@ func (t *nameTable) lookup(query string) []string {
 	for _, tok := range toks {
 		s := strings.ToLower(string(tok.Term))
 		s = bundles.ExpandAlias(s)
+		if !single && argumentName(query, tok.Start, tok.End, inCall) {
+			continue
+		}
 		if ks, ok := t.full[s]; ok {
 			add(ks)
 			continue
@@ -235,10 +246,11 @@ func (t *nameTable) lookup(query string) []string {
 		if dotted && t.libraries[first] {
 			minSegs = 2
 		}
-		// A bare word called in a longer query ("unique() got an unexpected
-		// keyword") means a function, not the one method of that name the
-		// index happens to hold (SeriesGroupBy.unique).
-		bareCall := !single && !dotted && !strings.Contains(s, "_") && after == '('
+		// A bare word in a longer query ("unique() got an unexpected
+		// keyword", "`copy` (left at its default)") means a function, a
+		// parameter or a variable, not the one method of that name the
+		// index happens to hold (SeriesGroupBy.unique, MultiIndex.copy).
+		bareCall := !single && !dotted && !strings.Contains(s, "_")
 		found := len(keys)
 		for cand := s; cand != "" && strings.Count(cand, ".")+1 >= minSegs; {
 			if ks, ok := t.suffix[cand]; ok {
@@ -282,6 +294,91 @@ func (t *nameTable) lookup(query string) []string {
 		}
 	}
 	return keys
+}
+
+// callArguments marks the bytes of query that are arguments: inside the
+// parentheses of a call or signature ("solve(df, rvs)", "np.ones((3,
+// 3))"), where an opening parenthesis right after an identifier character
+// opens one and its matching parenthesis (or the end of the query) closes
+// it; and inside a code span that holds a comma-separated list.
+func callArguments(query string) []bool {
+	in := make([]bool, len(query))
+	var stack []bool // per open parenthesis: whether it opened a call
+	calls := 0
+	for i := 0; i < len(query); i++ {
+		switch c := query[i]; c {
+		case '(':
+			call := i > 0 && (isIdentByte(query[i-1]) || query[i-1] == ')' && calls > 0)
+			stack = append(stack, call)
+			if call {
+				calls++
+			}
+		case ')':
+			if n := len(stack); n > 0 {
+				if stack[n-1] {
+					calls--
+				}
+				stack = stack[:n-1]
+			}
+		}
+		in[i] = calls > 0
+	}
+	// A code span holding a list at its top level ("`stats.Normal(), lb,
+	// ub`") is a list of arguments, not a call.
+	for i := 0; i < len(query); {
+		open := strings.IndexByte(query[i:], '`')
+		if open < 0 {
+			break
+		}
+		open += i
+		end := strings.IndexByte(query[open+1:], '`')
+		if end < 0 {
+			break
+		}
+		end += open + 1
+		depth, list := 0, false
+		for _, c := range query[open+1 : end] {
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			case ',':
+				list = list || depth == 0
+			}
+		}
+		if list {
+			for j := open; j <= end; j++ {
+				in[j] = true
+			}
+		}
+		i = end + 1
+	}
+	return in
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// argumentName reports whether the identifier at query[start:end] is an
+// argument or a type of what a longer query asks about rather than the
+// API asked for: it is inside a call's parentheses (inCall, see
+// callArguments), a keyword name ("axis=", not "=="), a keyword value
+// written without spaces ("structure=np.ones"), or the type of an object
+// ("a `pandas.Series` object").
+func argumentName(query string, start, end int, inCall []bool) bool {
+	if inCall[start] {
+		return true
+	}
+	if end < len(query) && query[end] == '=' && (end+1 == len(query) || query[end+1] != '=') {
+		return true
+	}
+	if start > 0 && query[start-1] == '=' && (start < 2 || !strings.ContainsRune("=!<> ", rune(query[start-2]))) {
+		return true
+	}
+	rest := strings.TrimPrefix(query[end:], "`")
+	return strings.HasPrefix(rest, " object")
 }
 
 // isMethodKey reports whether the API at key is a method: the segment

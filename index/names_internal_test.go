@@ -23,6 +23,11 @@ func TestNameTable_Lookup(t *testing.T) {
 	nt.add("pandas.api.typing.SeriesGroupBy.unique@2", []string{"pandas.api.typing.SeriesGroupBy.unique"})
 	nt.add("numpy.unstack@2", []string{"numpy.unstack"})
 	nt.add("pandas.DataFrame.unstack@2", []string{"pandas.DataFrame.unstack"})
+	nt.add("pandas.MultiIndex.copy@2", []string{"pandas.MultiIndex.copy"})
+	nt.add("numpy.ones@2", []string{"numpy.ones"})
+	nt.add("scipy.stats.sampling.FastGeneratorInversion@1", []string{"scipy.stats.sampling.FastGeneratorInversion"})
+	nt.add("scipy.stats.sampling.FastGeneratorInversion.rvs@1", []string{"scipy.stats.sampling.FastGeneratorInversion.rvs"})
+	nt.add("scipy.stats.Normal@1", []string{"scipy.stats.Normal"})
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -59,6 +64,22 @@ func TestNameTable_Lookup(t *testing.T) {
 		{"AttributeError: module 'numpy' has no attribute 'unstack'", []string{"numpy.unstack@2"}},
 		{"AttributeError: 'DataFrame' object has no attribute 'groupby'", []string{"pandas.DataFrame.groupby@2"}},
 		{"AttributeError: 'list' object has no attribute 'groupby'", nil},
+		// Arguments and types of what is asked about name no API (task
+		// descriptions of the real pool): a parameter in backticks, a bare
+		// variable, a keyword value, a call's arguments, an object's type.
+		{"Swap levels i and j in a MultiIndex. The call relies on a recent signature change: `copy` (left at its default) has a new default.", nil},
+		{"Call the appropriate function of `scipy.stats` with the arguments `rvs, q=0.5, p=0.5` and store the outcome in `result`.", nil},
+		{"Call the appropriate function of `scipy.ndimage` with the arguments `a, structure=np.ones((3, 3))`", nil},
+		{"with the arguments `stats.Normal(), lb, ub` and returns the outcome", nil},
+		{"Call the appropriate method of `d_norm` (a `scipy.stats.sampling.FastGeneratorInversion` object) without arguments", nil},
+		{"Write a function `solve(n, np.ones(3))` that returns it", nil},
+		// Still named: the call asked about, a keyword-less mention, a
+		// comparison.
+		{"np.ones(3, dtype=int) with device", []string{"numpy.ones@2"}},
+		{"FastGeneratorInversion.rvs(size=10)", []string{"scipy.stats.sampling.FastGeneratorInversion.rvs@1"}},
+		{"is x == np.ones(3) true", []string{"numpy.ones@2"}},
+		{"MultiIndex.copy without levels", []string{"pandas.MultiIndex.copy@2"}},
+		{"copy", []string{"pandas.MultiIndex.copy@2"}},
 	} {
 		if got := nt.lookup(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("lookup(%q) = %v, want %v", tc.query, got, tc.want)
