@@ -119,13 +119,18 @@ func NewBwrap(cfg BwrapConfig) (*Bwrap, error) {
 	return b, nil
 }
 
+// probeTimeout bounds the bwrap probe. Its failure is cached for the
+// process and makes "auto" take Docker, so it is generous: a loaded 2-core
+// machine can take tens of seconds to start a sandbox.
+const probeTimeout = 60 * time.Second
+
 func probeBwrap(path string) error {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if err, ok := probeDone[path]; ok {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", path, "--version")
