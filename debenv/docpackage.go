@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -66,7 +67,7 @@ func (s *Store) Unpack(ctx context.Context, suite string, p *Package, cfg IndexC
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", fmt.Errorf("unpack %s: %w", p.Name, err)
 	}
-	unlock, err := filelock.Lock(dir + ".lock")
+	unlock, err := filelock.Lock(dir)
 	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", p.Name, err)
 	}
@@ -121,7 +122,8 @@ type DocPackage struct {
 // documentation package in env's suite (python-sqlalchemy-doc for
 // sqlalchemy, see [PackageIndex.DocPackages]), downloaded and unpacked
 // ([Store.Unpack]). The -doc package's version may differ from the
-// library's when the suite moved on since env was built. An experimental
+// library's when the suite moved on since env was built; one larger than
+// cfg.MaxDocPackage is left out with a warning. An experimental
 // environment reads sid's index.
 func (s *Store) LibraryDocs(ctx context.Context, env *sandbox.Environment, library string, cfg IndexConfig) ([]DocPackage, error) {
 	lib, ok := env.Manifest.Library(library)
@@ -154,6 +156,11 @@ func (s *Store) LibraryDocs(ctx context.Context, env *sandbox.Environment, libra
 				p = d
 				break
 			}
+		}
+		if limit := cmp.Or(cfg.MaxDocPackage, DefaultMaxDocPackage); p.Size > limit {
+			cmp.Or(cfg.Log, slog.Default()).Warn("documentation package too large; extracting without it",
+				"package", p.Name, "bytes", p.Size, "limit", limit)
+			break
 		}
 		dir, err := s.Unpack(ctx, suite, p, cfg)
 		if err != nil {

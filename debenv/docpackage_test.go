@@ -75,3 +75,12 @@ func TestStore_Unpack(t *testing.T) {
 		t.Errorf("a refused package left %s (%v)", s.Unpacked("trixie", &bad), err)
 	}
 }
+
+func TestParsePackages_DebFields(t *testing.T) {
+	ix := readIndex(t, "trixie-docs")
+	p, _ := ix.Package("python-django-uwsgi-doc")
+	if p.Size != 3548 || p.SHA256 != "97096f5099c3e5deee63fc0d5905d145bba6db05ea10c529ec8747d6842fb494" ||
+		p.Filename != "pool/main/d/django-uwsgi/python-django-uwsgi-doc_1.1.2-3_all.deb" {
+		t.Errorf("python-django-uwsgi-doc = %+v", p)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,8 +44,9 @@ type Package struct {
 	Depends []string
 	// Filename is the .deb's path in the archive ("pool/main/s/sqlalchemy/
 	// python-sqlalchemy-doc_2.0.40+ds1-1_all.deb") and SHA256 its digest,
-	// lowercase hex, as the index records them.
+	// lowercase hex, as the index records them; Size is its size in bytes.
 	Filename, SHA256 string
+	Size             int64
 }
 
 // A PackageIndex is the main component's Packages index of one suite for
@@ -118,6 +120,8 @@ func ParsePackages(r io.Reader, suite string) (*PackageIndex, error) {
 			cur.Filename = v
 		case "SHA256":
 			cur.SHA256 = strings.ToLower(v)
+		case "Size":
+			cur.Size, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -270,7 +274,15 @@ type IndexConfig struct {
 	MaxAge time.Duration // reuse a cached index this young; 0 means DefaultIndexMaxAge
 	Client *http.Client  // nil means a client with a 5-minute timeout
 	Log    *slog.Logger  // nil means slog.Default()
+	// MaxDocPackage skips a documentation package whose .deb is larger
+	// ([Store.LibraryDocs]), in bytes; 0 means DefaultMaxDocPackage.
+	MaxDocPackage int64
 }
+
+// DefaultMaxDocPackage is the largest documentation package
+// [Store.LibraryDocs] downloads: 64 MB takes python-sklearn-doc (52 MB in
+// trixie) and leaves out python-matplotlib-doc (170 MB).
+const DefaultMaxDocPackage = 64 << 20
 
 // PackageIndex returns suite's Packages index (main, the build machine's
 // architecture), downloading dists/SUITE/main/binary-ARCH/Packages.xz from

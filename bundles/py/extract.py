@@ -528,6 +528,8 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
     def run(code, source, org, imports=None, note=""):
         nonlocal spent
         code, added = mine.with_prelude(code, ctx, imports)
+        if any(e["code"] == code for e in out):
+            return "duplicate"  # the docs render the docstring's own example
         t0 = time.monotonic()
         status, reason = run_example(code, leaf, timeout)
         spent += time.monotonic() - t0
