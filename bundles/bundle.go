@@ -225,7 +225,24 @@ type Provenance struct {
 	// Origin names an imported dataset ("codeupdatearena", "pricoder"); ""
 	// for bundles novelapi extracted itself.
 	Origin string `json:"origin,omitempty"`
+	// Source is where a private library was added from: the path handed
+	// to novelapi add, with "@REV" for a git revision (docs/private.md);
+	// "" for a Debian library.
+	Source string `json:"source,omitempty"`
+	// Novelty is [NoveltyPrivate] for an API of a private library served
+	// whole (no earlier version to diff against); "" means the API is new
+	// or modified as IsModified says.
+	Novelty string `json:"novelty,omitempty"`
 }
+
+// NoveltyPrivate marks the APIs of a private library added without an
+// earlier version: every public API is served, none is known to models
+// (docs/private.md §3).
+const NoveltyPrivate = "private"
+
+// Private reports whether b comes from a library added with novelapi add
+// rather than from a Debian package.
+func (b *Bundle) Private() bool { return b.Provenance != nil && b.Provenance.Source != "" }
 
 // ServedExamples returns the examples that may be shown to a model (status
 // executed or static), in file order.

@@ -280,7 +280,7 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 		}
 		if other["dropped_by"] == FilterMoved {
 			// listed for inspection only; the filters below do not run
-		} else if f := entryFilter(e, library, opts, sharedDocs); f != "" {
+		} else if f := entryFilter(e, cmp.Or(new.Library, library), opts, sharedDocs); f != "" {
 			sum.Dropped[f]++
 			if !opts.KeepFiltered {
 				continue

@@ -323,10 +323,17 @@ func (f *failureFacts) judgeFields() judgeFields {
 // infrastructure failures and for an apiName that is not a dotted Python
 // name ([ErrBadName]): names are pasted into the setup's import lines.
 func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, instances ...string) (CheckResult, error) {
+	return h.CheckCodeIn(ctx, "", code, apiName, library, instances...)
+}
+
+// CheckCodeIn is [Harness.CheckCode] in the environment called env (the
+// layered environment of a private library, docs/private.md §2); "" means
+// the library's environment.
+func (h *Harness) CheckCodeIn(ctx context.Context, env, code, apiName, library string, instances ...string) (CheckResult, error) {
 	if !pysyntax.IsDottedName(apiName) {
 		return CheckResult{}, fmt.Errorf("%w: api_name %q", ErrBadName, apiName)
 	}
-	task := &pool.Task{TaskID: "check_code", APIName: apiName, Library: library}
+	task := &pool.Task{TaskID: "check_code", APIName: apiName, Library: library, Environment: env}
 	leaf := task.Leaf()
 	o := setupOptions{leafBinding: true}
 	for _, in := range instances {
@@ -342,11 +349,11 @@ func (h *Harness) CheckCode(ctx context.Context, code, apiName, library string, 
 	} else {
 		job.Code = code
 	}
-	env, err := h.envFor(library, "")
+	environment, err := h.envFor(library, env)
 	if err != nil {
 		return CheckResult{Status: pool.StatusInfraError}, err
 	}
-	out, err := h.execJob(ctx, env, job, task.Timeout())
+	out, err := h.execJob(ctx, environment, job, task.Timeout())
 	if err != nil {
 		return CheckResult{Status: pool.StatusInfraError}, err
 	}

@@ -38,7 +38,8 @@ type BuildConfig struct {
 	// Default* limits.
 	Limits Limits
 
-	cut *Omitted // set by Build and Add: what checkBundles cut
+	cut  *Omitted                   // set by Build and Add: what checkBundles cut
+	drop func(*bundles.Bundle) bool // set by Replace: bundles of the base left out
 }
 
 // embedder returns the embedder of a Build (not fitted yet).
@@ -117,11 +118,21 @@ func Build(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig
 // new bundles are analysed and embedded. cfg.Embedder must match the one
 // the index was built with (ErrEmbedderMismatch).
 func Add(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
+	return Replace(ctx, dir, nil, bs, cfg)
+}
+
+// Replace is [Add] that also leaves out of the new generation every bundle
+// of the live one for which drop reports true (nil drops none): removing a
+// library, or replacing all of one version's bundles, is one new generation
+// that readers switch to at once (docs/serving.md §3). It fails with
+// ErrNoIndex when dir has no live generation.
+func Replace(ctx context.Context, dir string, drop func(*bundles.Bundle) bool, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
 	bs, cut, err := checkBundles(bs, cfg.Limits, cfg.logger())
 	if err != nil {
 		return nil, err
 	}
 	cfg.cut = cut
+	cfg.drop = drop
 	lock, err := acquireBuild(dir)
 	if err != nil {
 		return nil, err
@@ -207,7 +218,7 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		all = nil
 		for i := range oldBundles {
 			k := apiKey(oldBundles[i].APIName, bundleVersion(&oldBundles[i]))
-			if replaced[k] {
+			if replaced[k] || cfg.drop != nil && cfg.drop(&oldBundles[i]) {
 				for _, c := range AllComponents {
 					ids = append(ids, k+"#"+c)
 				}

@@ -69,7 +69,7 @@ type Hit struct {
 	APIName string `json:"api_name"`
 	Library string `json:"library"`
 	Version string `json:"version"`
-	Novelty string `json:"novelty"` // NoveltyNew or NoveltyModified
+	Novelty string `json:"novelty"` // NoveltyNew, NoveltyModified or NoveltyPrivate
 	// Score is the ranker's score (ranker.go: a weighted sum of features
 	// of the legs' matches, unbounded, negative for the weakest); only the
 	// order within one answer is meaningful. The bonus that puts APIs the

@@ -22,6 +22,9 @@ var AllComponents = []string{CompS, CompE, CompM, CompC}
 const (
 	NoveltyNew      = "new"      // newly introduced (is_modified false)
 	NoveltyModified = "modified" // signature modified (is_modified true)
+	// NoveltyPrivate marks every API of a private library served whole
+	// (bundles.NoveltyPrivate, docs/private.md §3).
+	NoveltyPrivate = bundles.NoveltyPrivate
 )
 
 // maxEmbedChars bounds the text of one unit given to the embedder; long
@@ -79,6 +82,9 @@ func bundleVersion(b *bundles.Bundle) string {
 }
 
 func novelty(b *bundles.Bundle) string {
+	if b.Provenance != nil && b.Provenance.Novelty == bundles.NoveltyPrivate {
+		return NoveltyPrivate
+	}
 	if b.IsModified {
 		return NoveltyModified
 	}

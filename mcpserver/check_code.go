@@ -97,7 +97,9 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	// instance) when the index is loaded. check_code also works for APIs
 	// the index does not hold: an unresolved name is spied as given, and
 	// the answer says the index does not know it.
-	var unresolved string
+	// A private library's code runs in its layered environment, named by
+	// its bundle (docs/private.md §2); a Debian library's in its library's.
+	var unresolved, env string
 	if st, cat, err := s.store(ctx); err == nil {
 		b, via, msg, err := resolveAPI(ctx, st, cat, "check_code", name, library)
 		if err != nil {
@@ -105,6 +107,9 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		}
 		if b != nil {
 			out.APIName, out.Library, out.Version, out.Instances = b.APIName, b.Library, bundleVersion(b), b.PublicInstances()
+			if b.Private() {
+				env = b.Provenance.Environment
+			}
 			out.Import = index.PreferredImport(b.Names())
 			if via != "name" && b.APIName != name {
 				out.Resolved = fmt.Sprintf("%s resolved to %s", name, b.APIName)
@@ -135,7 +140,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	cr, err := h.CheckCode(ctx, code, out.APIName, out.Library, out.Instances...)
+	cr, err := h.CheckCodeIn(ctx, env, code, out.APIName, out.Library, out.Instances...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)

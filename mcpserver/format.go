@@ -281,6 +281,9 @@ func novelty(b *bundles.Bundle) string {
 	if b.Provenance != nil && b.Provenance.OldVersion != "" {
 		old = " since " + b.Provenance.OldVersion
 	}
+	if b.Provenance != nil && b.Provenance.Novelty == bundles.NoveltyPrivate {
+		return "private library API"
+	}
 	if b.IsModified {
 		return "signature changed" + old
 	}

@@ -10,7 +10,7 @@ import (
 
 func listTool() mcp.Tool {
 	return mcp.NewTool("list_libraries",
-		mcp.WithDescription(`List the Python libraries and versions this server has novel-API documentation for, with the number of APIs that are new and whose signature changed in each version, and the version each was compared against. Use it to learn what search_apis and get_api can answer.`),
+		mcp.WithDescription(`List the Python libraries and versions this server has novel-API documentation for, with the number of APIs that are new and whose signature changed in each version, the version each was compared against, and where each came from (a Debian release, or the path of a private library added with novelapi add, whose every API is served). Use it to learn what search_apis and get_api can answer.`),
 		annotate("List libraries", true, false, true, false),
 	)
 }
@@ -59,7 +59,7 @@ func listLibraries(cat *catalog, info StoreInfo) (listOut, string) {
 		sb.WriteString(". An API not found here may be one of them.\n\n")
 	}
 	fmt.Fprintf(&sb, "%d novel APIs in %d libraries.\n\n", len(cat.names), len(cat.libKeys))
-	sb.WriteString("| library | version | compared with | new | signature changed | environment |\n|---|---|---|---|---|---|\n")
+	sb.WriteString("| library | version | compared with | new | signature changed | environment | source |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range cat.libKeys {
 		li := cat.libs[k]
 		out.Libraries = append(out.Libraries, *li)
@@ -68,7 +68,12 @@ func listLibraries(cat *catalog, info StoreInfo) (listOut, string) {
 			if ver == "" {
 				ver = "(unversioned)"
 			}
-			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %d | %s |\n", oneLine(k), oneLine(ver), oneLine(dash(v.OldVersion)), v.New, v.Modified, oneLine(dash(v.Environment)))
+			old := v.OldVersion
+			if v.Private && old == "" {
+				old = "(private: whole library)"
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %d | %s | %s |\n", oneLine(k), oneLine(ver), oneLine(dash(old)), v.New, v.Modified,
+				oneLine(dash(v.Environment)), oneLine(dash(v.Source)))
 		}
 	}
 	return out, sb.String()

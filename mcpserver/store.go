@@ -117,6 +117,13 @@ type libVersion struct {
 	Modified    int    `json:"signature_modified"`
 	Environment string `json:"environment,omitempty"`
 	ImportName  string `json:"import_name,omitempty"`
+	// Source is where the library's bundles came from: "Debian SUITE", or
+	// for a private library the path it was added from (docs/private.md);
+	// "" when the bundles do not say.
+	Source string `json:"source,omitempty"`
+	// Private is set for a library added with novelapi add; its APIs
+	// count in New when it was served whole.
+	Private bool `json:"private,omitempty"`
 }
 
 func buildCatalog(st Store) *catalog {
@@ -146,6 +153,12 @@ func buildCatalog(st Store) *catalog {
 			lv = &libVersion{Version: v}
 			if p := b.Provenance; p != nil {
 				lv.OldVersion, lv.Environment, lv.ImportName = p.OldVersion, p.Environment, p.Library
+				switch {
+				case p.Source != "":
+					lv.Source, lv.Private = p.Source, true
+				case p.Suite != "":
+					lv.Source = "Debian " + p.Suite
+				}
 				if p.Library != "" && p.Library != b.Library {
 					c.libAlias[p.Library] = b.Library
 				}

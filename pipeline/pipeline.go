@@ -350,9 +350,15 @@ func (r *run) announce(context.Context) error {
 	return nil
 }
 
-// index builds the index from all bundles unless it is current.
+// index builds the index from all bundles unless it is current. A
+// rebuild keeps the private libraries added with novelapi add
+// (docs/private.md §4).
 func (r *run) index(ctx context.Context) error {
-	why, err := index.Update(ctx, r.p.Index, r.p.Bundles, r.bundles, index.BuildConfig{Progress: r.cfg.Progress, Logger: r.log})
+	priv, err := privateBundles(r.cfg.Home)
+	if err != nil {
+		return err
+	}
+	why, err := index.Update(ctx, r.p.Index, r.p.Bundles, append(slices.Clone(r.bundles), priv...), index.BuildConfig{Progress: r.cfg.Progress, Logger: r.log})
 	if why != "" {
 		r.log.Info("stage: index build", "bundles", len(r.bundles), "why", why)
 	}

@@ -41,8 +41,14 @@ type Manifest struct {
 	AptOptions []string  `json:"apt_options,omitempty"`
 	SizeBytes  int64     `json:"size_bytes"`
 	BuiltAt    time.Time `json:"built_at"`
-	// Key is a hash of suite + sorted requested packages: same key, same build.
+	// Key is a hash of suite + sorted requested packages: same key, same
+	// build. A layered environment's is a hash of its base's key and its
+	// layer's.
 	Key string `json:"key"`
+	// Base names the environment a layered one was made from (its root
+	// filesystem is the base's plus the layer's files, docs/private.md §2);
+	// "" for an environment built from Debian packages alone.
+	Base string `json:"base,omitempty"`
 	// DockerImage is the image id after `novelapi env docker`, "" before.
 	DockerImage string `json:"docker_image,omitempty"`
 }
@@ -62,6 +68,9 @@ type InstalledLibrary struct {
 	Imports []string `json:"imports"` // top-level import names, e.g. ["sklearn"]
 	Import  string   `json:"import"`  // the module imported to check it loads
 	Version string   `json:"version"` // distribution version, e.g. "1.9.0"
+	// Source is where a private library was added from: the path, with
+	// "@REV" for a git revision (docs/private.md); "" for a Debian one.
+	Source string `json:"source,omitempty"`
 	// Error says why the library is unusable (its packages install no
 	// Python module, or Import fails); "" when it loads.
 	Error string `json:"error,omitempty"`

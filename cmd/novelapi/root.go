@@ -96,4 +96,6 @@ var commands = []func(*globals) *cobra.Command{
 	newImportCmd,
 	newRenderCmd,
 	newUpCmd,
+	newAddCmd,
+	newRmCmd,
 }

@@ -1,0 +1,177 @@
+package private_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/novelapi/novelapi/private"
+	"github.com/novelapi/novelapi/private/privatetest"
+)
+
+// TestOpen_Kinds hands Debian's boltons 25.0.0 (a utility library of 17k
+// lines) and jsonlines 4.0.0 (which depends on attrs) over as an installed
+// tree, a wheel, a source tree with a pyproject.toml and an sdist: each
+// reads as the same library.
+func TestOpen_Kinds(t *testing.T) {
+	boltons := privatetest.Installed(t, "trixie", "python3-boltons")
+	jsonlines := privatetest.Installed(t, "trixie", "python3-jsonlines")
+	tmp := t.TempDir()
+	tests := []struct {
+		name, path, kind string
+		dist, version    string
+		imports          []string
+		requires         []string
+		file             string
+	}{
+		{"InstalledTree", boltons, private.KindInstalled, "boltons", "25.0.0", []string{"boltons"}, nil, "boltons/iterutils.py"},
+		{"Wheel", privatetest.Wheel(t, boltons, tmp, "py3-none-any"), private.KindWheel, "boltons", "25.0.0", []string{"boltons"}, nil, "boltons-25.0.0.dist-info/METADATA"},
+		{"SourceTree", privatetest.Tree(t, boltons), private.KindTree, "boltons", "25.0.0", []string{"boltons"}, nil, "boltons/iterutils.py"},
+		{"Sdist", privatetest.Sdist(t, boltons, tmp), private.KindSdist, "boltons", "25.0.0", []string{"boltons"}, nil, "boltons/iterutils.py"},
+		{"DependentTree", privatetest.Tree(t, jsonlines), private.KindTree, "jsonlines", "4.0.0", []string{"jsonlines"}, []string{"attrs>=19.2.0"}, "jsonlines/jsonlines.py"},
+		{"DependentWheel", privatetest.Wheel(t, jsonlines, tmp, "py3-none-any"), private.KindWheel, "jsonlines", "4.0.0", []string{"jsonlines"}, []string{"attrs>=19.2.0"}, "jsonlines/__init__.py"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := private.Open(t.Context(), tt.path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Kind != tt.kind || s.Name != tt.dist || s.Version != tt.version {
+				t.Errorf("kind, name, version = %q, %q, %q; want %q, %q, %q", s.Kind, s.Name, s.Version, tt.kind, tt.dist, tt.version)
+			}
+			if !slices.Equal(s.Imports, tt.imports) || s.Import != tt.imports[0] {
+				t.Errorf("imports %v (main %q), want %v", s.Imports, s.Import, tt.imports)
+			}
+			var reqs []string
+			for _, r := range s.Requires {
+				reqs = append(reqs, r.Name+r.Specifier)
+			}
+			if !slices.Equal(reqs, tt.requires) {
+				t.Errorf("requires %v, want %v", reqs, tt.requires)
+			}
+			if _, ok := s.Files[tt.file]; !ok {
+				t.Errorf("files lack %s (have %d files)", tt.file, len(s.Files))
+			}
+			for rel := range s.Files {
+				if strings.Contains(rel, "__pycache__") || strings.HasSuffix(rel, ".pyc") {
+					t.Errorf("installs %s", rel)
+				}
+			}
+		})
+	}
+}
+
+// TestOpen_EggInfo reads bookworm's boltons 21.0.0, which Debian ships with
+// an egg-info rather than a dist-info.
+func TestOpen_EggInfo(t *testing.T) {
+	s, err := private.Open(t.Context(), privatetest.Installed(t, "bookworm", "python3-boltons"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Name != "boltons" || s.Version != "21.0.0" || s.Import != "boltons" {
+		t.Errorf("got %s %s (import %s), want boltons 21.0.0", s.Name, s.Version, s.Import)
+	}
+}
+
+// TestOpen_GitRevision reads two revisions of one git tree: the library's
+// 21.0.0 committed first, then its 25.0.0.
+func TestOpen_GitRevision(t *testing.T) {
+	old := privatetest.Tree(t, privatetest.Installed(t, "bookworm", "python3-boltons"))
+	cur := privatetest.Tree(t, privatetest.Installed(t, "trixie", "python3-boltons"))
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		privatetest.Git(t, repo, args...)
+	}
+	git("init", "-q")
+	copyTree(t, old, repo)
+	git("add", "-A")
+	git("commit", "-q", "-m", "21.0.0")
+	git("tag", "v21")
+	if err := os.RemoveAll(filepath.Join(repo, "src")); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, cur, repo)
+	git("add", "-A")
+	git("commit", "-q", "-m", "25.0.0")
+	for _, tt := range []struct{ rev, want string }{{"v21", "21.0.0"}, {"HEAD", "25.0.0"}, {"", "25.0.0"}} {
+		s, err := private.Open(t.Context(), repo, tt.rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Version != tt.want {
+			t.Errorf("rev %q: version %s, want %s", tt.rev, s.Version, tt.want)
+		}
+		if tt.rev != "" && (len(s.Revision) != 40 || !strings.HasSuffix(s.Label(), "@"+s.Revision)) {
+			t.Errorf("rev %q: revision %q, label %q", tt.rev, s.Revision, s.Label())
+		}
+		s.Close()
+	}
+}
+
+// TestOpen_BadInput: what the user sees for paths that are not a library.
+func TestOpen_BadInput(t *testing.T) {
+	empty := t.TempDir()
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noPkg := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noPkg, "pyproject.toml"), []byte("[project]\nname = \"ghost\"\nversion = \"1.0\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badToml := t.TempDir()
+	if err := os.WriteFile(filepath.Join(badToml, "pyproject.toml"), []byte("[project\nname = \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		notProject bool
+		want       string
+	}{
+		{"EmptyDir", empty, true, "no pyproject.toml, setup.cfg, setup.py or *.dist-info"},
+		{"TextFile", notes, true, "a wheel (*.whl) or an sdist"},
+		{"NoPackage", noPkg, true, "ghost but no package was found"},
+		{"BadToml", badToml, false, "pyproject.toml: toml: line 2"},
+		{"Missing", filepath.Join(empty, "nope"), false, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := private.Open(t.Context(), tt.path, "")
+			if err == nil {
+				s.Close()
+				t.Fatalf("Open(%s) succeeded", tt.path)
+			}
+			if errors.Is(err, private.ErrNotProject) != tt.notProject || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Open(%s) = %v; want ErrNotProject %v and %q", tt.path, err, tt.notProject, tt.want)
+			}
+		})
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
