@@ -41,7 +41,7 @@ type DiscoverConfig struct {
 // DiffRules versions the rules of [Diff] whose output a saved candidates
 // file depends on: candidates stamped with another version are discovered
 // again (docs/changelog.md has each version's change).
-const DiffRules = 4
+const DiffRules = 5
 
 // DiffOptions tunes [Diff].
 type DiffOptions struct {
