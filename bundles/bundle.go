@@ -338,18 +338,5 @@ func TopLevel(name string) string {
 	return name
 }
 
-// ImportAliases maps the conventional import aliases of libraries to their
-// names ("import numpy as np", "import pandas as pd").
-var ImportAliases = map[string]string{"np": "numpy", "pd": "pandas", "sp": "scipy"}
-
-// ExpandAlias returns the dotted name with a leading import alias replaced
-// by its library ("np.trapz" → "numpy.trapz"); other names as they are.
-func ExpandAlias(name string) string {
-	if first, rest, ok := strings.Cut(name, "."); ok && ImportAliases[first] != "" {
-		return ImportAliases[first] + "." + rest
-	}
-	return name
-}
-
 // StringPtr returns a pointer to a copy of s, for filling nullable fields.
 func StringPtr(s string) *string { return &s }

@@ -32,6 +32,12 @@ const (
 	KindMethod   = "method"
 )
 
+// ExtensionNoSource is the Extra.Extension (and Provenance.Extension) of an
+// API without Python source: the published protocol drops it (no_source,
+// docs/protocol.md §7), novelapi serves it with S, E and M and C marked
+// unavailable.
+const ExtensionNoSource = "no_source"
+
 // Class roles recorded in Extra.ClassRole (docs/protocol.md §1.6).
 const (
 	RoleException  = "exception"

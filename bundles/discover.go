@@ -41,12 +41,16 @@ type DiscoverConfig struct {
 // DiffRules versions the rules of [Diff] whose output a saved candidates
 // file depends on: candidates stamped with another version are discovered
 // again (docs/changelog.md has each version's change).
-const DiffRules = 5
+const DiffRules = 6
 
 // DiffOptions tunes [Diff].
 type DiffOptions struct {
-	// ProtocolOnly drops novelapi's extension APIs (methods of classes), so
-	// the result is the set the published protocol would list.
+	// ProtocolOnly drops novelapi's extension APIs (methods of classes, and
+	// APIs without Python source, which the protocol's no_source filter
+	// drops), so the result is the set the published protocol would list.
+	// Without it an API without Python source (a ufunc, a C or Cython class
+	// or function) that passes the other filters is kept, marked
+	// Extra.Extension [ExtensionNoSource].
 	ProtocolOnly bool
 	// KeepFiltered returns candidates dropped by per-entry filters too, for
 	// inspection; their Extra.Other["dropped_by"] names the filter. It also
@@ -92,14 +96,22 @@ type Summary struct {
 	// Dropped counts novel APIs removed by each filter (§7 "Filters").
 	Dropped map[string]int `json:"dropped"`
 	// New and Modified count the kept candidates; Extensions how many of
-	// them are novelapi extensions (methods).
+	// them are novelapi's extension methods, Compiled how many have no
+	// Python source ([ExtensionNoSource]; counted in Dropped["no_source"]
+	// under DiffOptions.ProtocolOnly instead).
 	New        int `json:"new"`
 	Modified   int `json:"modified"`
 	Candidates int `json:"candidates"`
 	Extensions int `json:"extensions"`
-	// WalkFailures lists modules that failed to import per environment.
+	Compiled   int `json:"compiled"`
+	// WalkFailures lists modules that failed to import, and public names
+	// that raised on access, per environment.
 	OldWalkFailures []WalkFailure `json:"old_walk_failures,omitempty"`
 	NewWalkFailures []WalkFailure `json:"new_walk_failures,omitempty"`
+	// BootstrapError says why the library's bootstrap raised, per
+	// environment ([Bootstrap]).
+	OldBootstrapError string `json:"old_bootstrap_error,omitempty"`
+	NewBootstrapError string `json:"new_bootstrap_error,omitempty"`
 }
 
 // Filter names used in Summary.Dropped (docs/protocol.md §7).
@@ -118,6 +130,10 @@ const (
 	FilterModuleName      = "module_name"
 	FilterSharedDocstring = "shared_docstring"
 	FilterCamelCaseCap    = "camelcase_cap"
+	// FilterNotExported drops an API without Python source that no module
+	// lists in __all__ (novelapi; such APIs are dropped as no_source under
+	// DiffOptions.ProtocolOnly).
+	FilterNotExported = "not_exported"
 	// FilterMoved marks moved-only APIs listed by DiffOptions.KeepFiltered;
 	// it never appears in Summary.Dropped (see Summary.MovedOnly).
 	FilterMoved = "moved"
@@ -192,13 +208,18 @@ func Discover(ctx context.Context, runner sandbox.Runner, cfg DiscoverConfig) ([
 // (docs/protocol.md §7), sorted by api_name. It is pure.
 func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candidate, Summary) {
 	sum := Summary{Library: library, NewVersion: new.Version, Seen: len(new.Entries),
-		Dropped: map[string]int{}, NewWalkFailures: new.WalkFailures}
+		Dropped: map[string]int{}, NewWalkFailures: new.WalkFailures, NewBootstrapError: new.BootstrapError}
 	var oldIdx, stableIdx *surfaceIndex
+	unattributed := map[string]bool{}
 	if old != nil {
 		sum.OldVersion = old.Version
 		sum.OldSeen = len(old.Entries)
 		sum.OldWalkFailures = old.WalkFailures
+		sum.OldBootstrapError = old.BootstrapError
 		oldIdx = indexSurface(old, nil)
+		for _, p := range old.Unattributed {
+			unattributed[p] = true
+		}
 		if len(opts.NewIfMovedFrom) > 0 {
 			stableIdx = indexSurface(old, func(o *SurfaceEntry) bool { return !underPrefixes(o, opts.NewIfMovedFrom) })
 		}
@@ -223,6 +244,8 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 		}
 		if e.Kind == KindMethod {
 			c.Extra.Extension = KindMethod
+		} else if !e.HasSource() {
+			c.Extra.Extension = ExtensionNoSource
 		}
 		other := map[string]any{}
 		if e.SourceLine != nil {
@@ -241,6 +264,10 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 				if o, how = stableIdx.match(e); o == nil {
 					other["moved_from_experimental"] = exp
 				}
+			}
+			if !opts.ProtocolOnly && !e.HasSource() && compiledExisted(e, o, how, unattributed) {
+				sum.Unchanged++
+				continue
 			}
 			switch {
 			case o == nil:
@@ -309,8 +336,11 @@ func Diff(old, new *Surface, library, domain string, opts DiffOptions) ([]Candid
 		} else {
 			sum.New++
 		}
-		if c.Extra.Extension != "" {
+		switch c.Extra.Extension {
+		case KindMethod:
 			sum.Extensions++
+		case ExtensionNoSource:
+			sum.Compiled++
 		}
 	}
 	return out, sum
@@ -478,8 +508,51 @@ func signatureChanged(old, new []ParamInfo) bool {
 	return false
 }
 
+// compiledExisted reports whether e, an entry without Python source, is
+// an API of the old release whose surface cannot show how it changed: one
+// of its paths names a callable the old walk could not attribute (numpy
+// 1.x's ufuncs have no __module__), it matched o only by relocation or a
+// fuzzy docstring (numpy.add's docstring is numpy.ma.add's), or its old or
+// new signature is only (*args, **kwargs), which says nothing of a change
+// (numpy 2.2's ufuncs against 2.4's spelled-out signatures).
+func compiledExisted(e *SurfaceEntry, o *SurfaceEntry, how string, unattributed map[string]bool) bool {
+	if slices.ContainsFunc(append([]string{e.APIName}, e.Paths...), func(p string) bool { return unattributed[p] }) {
+		return true
+	}
+	if o == nil {
+		return false
+	}
+	if how == "relocation" || how == "fuzzy" {
+		return true
+	}
+	return onlyVarArgs(e.Parameters) || onlyVarArgs(o.Parameters)
+}
+
+// onlyVarArgs reports whether ps, self dropped, holds only *args and
+// **kwargs (or nothing): the signature numpy 2.2 gives its ufuncs, which
+// numpy 2.4 spells out.
+func onlyVarArgs(ps []ParamInfo) bool {
+	for _, p := range dropSelf(ps) {
+		if p.Kind != "VAR_POSITIONAL" && p.Kind != "VAR_KEYWORD" {
+			return false
+		}
+	}
+	return true
+}
+
+// underFailure returns the path of the walk failure that hides e's
+// counterpart in the surface failures belong to: a failed module above e's
+// module or defining module, or a failed attribute that is one of e's paths
+// or the class of one.
 func underFailure(e *SurfaceEntry, failures []WalkFailure) string {
 	for _, f := range failures {
+		if f.Attribute != "" {
+			p := f.Path()
+			if slices.ContainsFunc(append([]string{e.APIName}, e.Paths...), func(q string) bool { return q == p || strings.HasPrefix(q, p+".") }) {
+				return p
+			}
+			continue
+		}
 		for _, m := range []string{e.Module, e.DefiningModule} {
 			if m == f.Module || strings.HasPrefix(m, f.Module+".") {
 				return f.Module
@@ -556,7 +629,10 @@ func entryFilter(e *SurfaceEntry, library string, opts DiffOptions, sharedDocs m
 		}
 	}
 	if !e.HasSource() {
-		return FilterNoSource
+		if opts.ProtocolOnly || e.Kind == KindMethod {
+			return FilterNoSource
+		}
+		return compiledFilter(e, library, doc, sharedDocs)
 	}
 	src := *e.SourceFile
 	for _, d := range plumbingDirs {
@@ -573,6 +649,34 @@ func entryFilter(e *SurfaceEntry, library string, opts DiffOptions, sharedDocs m
 	}
 	top := strings.Split(library, ".")[0]
 	if !strings.Contains(src, "/"+strings.ToLower(top)+"/") && !strings.Contains(src, "/"+top+"/") {
+		return FilterOutsidePackage
+	}
+	leaf := e.DefiningModule[strings.LastIndex(e.DefiningModule, ".")+1:]
+	if slices.Contains(moduleNames, leaf) {
+		return FilterModuleName
+	}
+	if sharedDocs[prefix(doc, 400)] >= 3 {
+		return FilterSharedDocstring
+	}
+	return ""
+}
+
+// compiledFilter applies to an entry without Python source novelapi's
+// not_exported rule (none of its paths is in its module's __all__: pandas
+// re-imports dozens of Cython helpers into pandas.core modules for its own
+// use) and the filters that follow no_source and need no source file:
+// self-declared internal,
+// defined outside the package or in a base/main/impl/internals module (by
+// its defining module), a shared docstring prefix. It returns the filter
+// that drops e, or "" when e is kept as an extension ([ExtensionNoSource]).
+func compiledFilter(e *SurfaceEntry, library, doc string, sharedDocs map[string]int) string {
+	if !e.Exported {
+		return FilterNotExported
+	}
+	if internalRE.MatchString(preamble(doc)) {
+		return FilterInternal
+	}
+	if top, _, _ := strings.Cut(e.DefiningModule, "."); !strings.EqualFold(top, strings.Split(library, ".")[0]) {
 		return FilterOutsidePackage
 	}
 	leaf := e.DefiningModule[strings.LastIndex(e.DefiningModule, ".")+1:]
@@ -728,8 +832,10 @@ func deprecationText(doc string) string {
 // docstrings say they are deprecated and name that candidate as the
 // replacement, when the name resolves to exactly one candidate: its api_name
 // or an alias, or a dotted suffix of one ("trapezoid" → numpy.trapezoid,
-// "DataFrame.map" → pandas.DataFrame.map).
+// "DataFrame.map" → pandas.DataFrame.map), a leading import alias read
+// with the aliases the surface's docstrings use ([LearnAliases]).
 func linkReplacements(new *Surface, out []Candidate) {
+	aliases := LearnAliases(surfaceDocs(new))
 	bySuffix := map[string][]int{}
 	for i := range out {
 		if out[i].Extra.Other["dropped_by"] != nil {
@@ -759,7 +865,7 @@ func linkReplacements(new *Surface, out []Candidate) {
 		if strings.Contains(name, "/") {
 			continue // "use Series/DataFrame.bfill": which one is not said
 		}
-		ks := bySuffix[ExpandAlias(name)]
+		ks := bySuffix[aliases.Expand(name)]
 		if len(ks) != 1 || out[ks[0]].APIName == e.APIName {
 			continue
 		}

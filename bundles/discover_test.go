@@ -114,7 +114,7 @@ func TestDiff(t *testing.T) {
 		t.Errorf("method extension = %q, want %q", c.Extra.Extension, bundles.KindMethod)
 	}
 	wantDropped := map[string]int{
-		bundles.FilterPrivate: 1, bundles.FilterDocstring: 1, bundles.FilterNoSource: 1,
+		bundles.FilterPrivate: 1, bundles.FilterDocstring: 1, bundles.FilterNotExported: 1,
 		bundles.FilterDeprecated: 1, bundles.FilterOldWalkFailure: 1, bundles.FilterAlias: 1,
 		bundles.FilterModuleName: 1,
 	}
@@ -130,6 +130,9 @@ func TestDiff(t *testing.T) {
 	cands, sum = bundles.Diff(old, new, "pkg", "data_science", bundles.DiffOptions{ProtocolOnly: true})
 	if slices.Contains(names(cands), "pkg.Frame.apply_new") || sum.Dropped[bundles.FilterExtension] != 1 {
 		t.Errorf("ProtocolOnly kept the method: %v, %v", names(cands), sum.Dropped)
+	}
+	if sum.Dropped[bundles.FilterNoSource] != 1 || sum.Dropped[bundles.FilterNotExported] != 0 {
+		t.Errorf("ProtocolOnly: dropped %v; want pkg.ufunc dropped as no_source", sum.Dropped)
 	}
 }
 

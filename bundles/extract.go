@@ -69,6 +69,13 @@ type ExtractConfig struct {
 	// name an API are candidate examples, and the release-note entry that
 	// names it joins its M. Nil means none.
 	Docs *Docs
+	// ProtocolOnly extracts only the candidates the published protocol
+	// lists (Extra.Extension ""), leaving out methods and APIs without
+	// Python source. Without it a candidate marked [ExtensionNoSource] is
+	// kept with C empty and Provenance.Components["C"] saying why it is
+	// unavailable, and its S falls back to the docstring's signature line
+	// and then a .pyi stub (Provenance.Components["S"] says which).
+	ProtocolOnly bool
 	// Mechanism, when non-nil, writes source-grounded M for APIs with C;
 	// nil (or a failing call) keeps the docstring-grounded M.
 	Mechanism MechanismWriter
@@ -111,7 +118,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 10
+const ExtractRules = 11
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
@@ -135,6 +142,9 @@ type extractResult struct {
 	ImplementationNote string   `json:"implementation_note"`
 	Helpers            []string `json:"helpers"`
 	Style              string   `json:"docstring_style"`
+	// SOrigin says where a compiled API's S came from: "introspected",
+	// "docstring_signature", "stub:<path>" or "none"; "" for other APIs.
+	SOrigin string `json:"s_origin"`
 }
 
 // Extract runs Stage 2 (docs/protocol.md §7) for cfg.Candidates in
@@ -173,6 +183,9 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 	var todo []Candidate
 	seen := map[string]bool{}
 	for _, c := range cfg.Candidates {
+		if cfg.ProtocolOnly && c.Extra.Extension != "" {
+			continue
+		}
 		if done[c.APIName] || seen[c.APIName] {
 			if done[c.APIName] {
 				sum.AlreadyDone++
@@ -357,21 +370,23 @@ func runBatch(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs 
 func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, cs []Candidate) (map[string]*extractResult, error) {
 	timeout := cmp.Or(cfg.ExampleTimeout, DefaultExampleTimeout)
 	type api struct {
-		APIName string     `json:"api_name"`
-		Kind    string     `json:"kind"`
-		Docs    []DocBlock `json:"docs,omitempty"`
+		APIName  string     `json:"api_name"`
+		Kind     string     `json:"kind"`
+		Docs     []DocBlock `json:"docs,omitempty"`
+		Compiled bool       `json:"compiled,omitempty"`
 	}
 	in := struct {
 		Library        string `json:"library"`
+		Bootstrap      string `json:"bootstrap,omitempty"`
 		ExampleTimeout int    `json:"example_timeout"`
 		MaxExamples    int    `json:"max_examples"`
 		Cap            int    `json:"cap"`
 		Tests          bool   `json:"tests"`
 		APIs           []api  `json:"apis"`
 	}{Library: cs[0].Library, ExampleTimeout: int(timeout / time.Second),
-		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests}
+		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests, Bootstrap: Bootstrap(cs[0].APIName)}
 	for _, c := range cs {
-		in.APIs = append(in.APIs, api{c.APIName, c.Kind, cfg.Docs.Blocks(c.APIName, docTries)})
+		in.APIs = append(in.APIs, api{c.APIName, c.Kind, cfg.Docs.Blocks(c.APIName, docTries), c.Extra.Extension == ExtensionNoSource})
 	}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -428,10 +443,14 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	if !r.OK {
 		return nil, &Dropped{APIName: c.APIName, Reason: DropResolve, Detail: deref(r.Error)}
 	}
-	if r.Implementation == "" {
+	compiled := c.Extra.Extension == ExtensionNoSource
+	if r.Implementation == "" && !compiled {
 		return nil, &Dropped{APIName: c.APIName, Reason: DropNoSource, Detail: r.ImplementationNote}
 	}
 	comps := map[string]string{"S": "introspected+docstring:" + r.Style, "C": r.ImplementationNote}
+	if compiled {
+		comps["S"] = cmp.Or(r.SOrigin, "introspected") + "+docstring:" + r.Style
+	}
 	var served []Example
 	var failed []string
 	for _, e := range r.Examples {
@@ -460,7 +479,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 	}
 	mech := Mechanism{Text: r.Mechanism.Text, Grounding: "docstring", References: []string{}, Generator: "docstring"}
 	comps["M"] = "docstring:" + strings.Join(r.Mechanism.Sections, "+")
-	if cfg.Mechanism != nil {
+	if cfg.Mechanism != nil && r.Implementation != "" {
 		text, gen, err := cfg.Mechanism(ctx, c, r.Implementation)
 		if err != nil {
 			log.Warn("model-written mechanism failed; keeping the docstring one", "api", c.APIName, "err", err)

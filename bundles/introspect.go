@@ -22,20 +22,40 @@ type Surface struct {
 	Modules      []string       `json:"modules"` // modules imported by the walk
 	WalkFailures []WalkFailure  `json:"walk_failures"`
 	Entries      []SurfaceEntry `json:"entries"`
+	// Unattributed lists the paths of public callables without a
+	// __module__ (numpy 1.x's ufuncs): not entries, but proof that a name
+	// existed (see [Diff]).
+	Unattributed []string `json:"unattributed,omitempty"`
 	// Counts holds the script's own tallies: "names" seen by dir(),
 	// "foreign" (defined outside the library), "non_callable", "entries".
 	Counts map[string]int `json:"counts"`
 	// Error is set when the library itself cannot be imported.
 	Error string `json:"error,omitempty"`
+	// BootstrapError is set when the library's bootstrap ([Bootstrap])
+	// raised; the walk went on without it.
+	BootstrapError string `json:"bootstrap_error,omitempty"`
 	// Environment names the environment the surface was read in (set by Go).
 	Environment string `json:"environment,omitempty"`
 }
 
-// A WalkFailure is a module that failed to import during the walk; its
-// subtree is missing from the surface (docs/protocol.md §7).
+// A WalkFailure is a module that failed to import during the walk, whose
+// subtree is missing from the surface (docs/protocol.md §7), or, with
+// Attribute set, a public name of an imported module whose access or
+// inspection raised (django.conf.settings before settings are configured),
+// which alone is missing.
 type WalkFailure struct {
-	Module string `json:"module"`
-	Error  string `json:"error"`
+	Module    string `json:"module"`
+	Attribute string `json:"attribute,omitempty"` // "name" or "Class.method" within Module
+	Error     string `json:"error"`
+}
+
+// Path returns the dotted path of what failed: the module, or the
+// module's attribute.
+func (f WalkFailure) Path() string {
+	if f.Attribute == "" {
+		return f.Module
+	}
+	return f.Module + "." + f.Attribute
 }
 
 // A SurfaceEntry is one public object: a function, class or (novelapi's
@@ -58,8 +78,11 @@ type SurfaceEntry struct {
 	// OtherCallable names the type of a callable that is neither a Python
 	// function nor a class (ufuncs, distribution instances).
 	OtherCallable string `json:"other_callable,omitempty"`
-	Static        bool   `json:"static,omitempty"`
-	ClassMethod   bool   `json:"classmethod,omitempty"`
+	// Exported reports whether one of Paths is listed in its module's
+	// __all__.
+	Exported    bool `json:"exported,omitempty"`
+	Static      bool `json:"static,omitempty"`
+	ClassMethod bool `json:"classmethod,omitempty"`
 }
 
 // ShortName returns the name the protocol's identity keys use: the last
@@ -99,7 +122,8 @@ var ErrLibraryMissing = errors.New("bundles: library not importable in environme
 // Introspect runs py/introspect.py for the library whose import name is
 // importName (distribution dist) inside env and returns its surface. A
 // library that cannot be imported gives an error wrapping
-// [ErrLibraryMissing]; failing submodules are recorded in WalkFailures.
+// [ErrLibraryMissing]; failing submodules and public names that raise on
+// access are recorded in WalkFailures, and the rest of the surface is kept.
 func Introspect(ctx context.Context, runner sandbox.Runner, env *sandbox.Environment, importName, dist string) (*Surface, error) {
 	spec := sandbox.Spec{
 		Environment: env,
@@ -107,6 +131,10 @@ func Introspect(ctx context.Context, runner sandbox.Runner, env *sandbox.Environ
 		Argv:        []string{"python3", "-I", "-B", sandbox.JobDir + "/introspect.py", importName, dist, sandbox.OutDir + "/surface.json"},
 		Env:         threadEnv,
 		Limits:      IntrospectLimits,
+	}
+	if boot := Bootstrap(importName); boot != "" {
+		spec.Files = append(spec.Files, sandbox.File{Path: "bootstrap.py", Data: []byte(boot)})
+		spec.Argv = append(spec.Argv, sandbox.JobDir+"/bootstrap.py")
 	}
 	res, err := runner.Run(ctx, spec)
 	if err != nil {

@@ -23,10 +23,11 @@ func WriteBundles(path string, bs []Bundle) error {
 // first one listing name among its aliases, then among its public
 // instances (Provenance.Instances: "scipy.stats.triang" finds
 // scipy.stats.distributions.triang_gen). A name written with an import
-// alias ("np.unstack", see [ExpandAlias]) is looked up as its library's.
+// alias ("np.unstack") is looked up as its library's, the aliases learned
+// from the bundles' examples ([LearnAliases]).
 // The error wraps [ErrUnknownAPI].
 func Find(bs []Bundle, name string) (*Bundle, error) {
-	full := ExpandAlias(name)
+	full := LearnAliases(ExampleCode(bs)).Expand(name)
 	for i := range bs {
 		if bs[i].APIName == name || bs[i].APIName == full {
 			return &bs[i], nil

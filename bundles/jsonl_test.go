@@ -276,7 +276,8 @@ func TestReadCandidates_RoundTrip(t *testing.T) {
 func TestFind(t *testing.T) {
 	bs := []bundles.Bundle{
 		{APIName: "scipy.stats.poisson_binom", Provenance: &bundles.Provenance{Aliases: []string{"scipy.stats.distributions.poisson_binom"}}},
-		{APIName: "numpy.unstack"},
+		{APIName: "numpy.unstack", Examples: []bundles.Example{ // the alias np is learned from the examples
+			{Code: "import numpy as np\nnp.unstack(np.eye(2))\n"}, {Code: "import numpy as np\nnp.unstack(np.ones((2, 3)), axis=1)\n"}}},
 		{APIName: "scipy.stats.distributions.triang_gen", Provenance: &bundles.Provenance{Instances: []string{"scipy.stats.triang", "scipy.stats.distributions.triang"}}},
 	}
 	if b, err := bundles.Find(bs, "numpy.unstack"); err != nil || b != &bs[1] {
@@ -285,8 +286,11 @@ func TestFind(t *testing.T) {
 	if b, err := bundles.Find(bs, "np.unstack"); err != nil || b != &bs[1] {
 		t.Errorf("Find(np.unstack) = %v, %v", b, err)
 	}
-	if b, err := bundles.Find(bs, "sp.stats.triang"); err != nil || b != &bs[2] {
-		t.Errorf("Find(instance sp.stats.triang) = %v, %v", b, err)
+	if b, err := bundles.Find(bs, "scipy.stats.triang"); err != nil || b != &bs[2] {
+		t.Errorf("Find(instance scipy.stats.triang) = %v, %v", b, err)
+	}
+	if b, err := bundles.Find(bs, "pd.unstack"); err == nil {
+		t.Errorf("Find(pd.unstack) = %v; want no alias pd learned from these bundles", b.APIName)
 	}
 	if b, err := bundles.Find(bs, "scipy.stats.distributions.poisson_binom"); err != nil || b != &bs[0] {
 		t.Errorf("Find(alias) = %v, %v", b, err)

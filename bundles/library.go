@@ -44,13 +44,14 @@ type LibraryResult struct {
 type discoverOptions struct {
 	Library        string   `json:"library"`
 	NewIfMovedFrom []string `json:"new_if_moved_from,omitempty"`
+	ProtocolOnly   bool     `json:"protocol_only,omitempty"`
 }
 
 // discoverStamp returns the stamp of cfg's candidates: stage "discover",
 // [DiffRules], the options, and the keys of both environments.
 func (cfg LibraryConfig) discoverStamp() (stamp.Stamp, error) {
 	d := cfg.Discover
-	s, err := stamp.New("discover", DiffRules, discoverOptions{Library: d.Library, NewIfMovedFrom: d.Diff.NewIfMovedFrom})
+	s, err := stamp.New("discover", DiffRules, discoverOptions{Library: d.Library, NewIfMovedFrom: d.Diff.NewIfMovedFrom, ProtocolOnly: d.Diff.ProtocolOnly})
 	if err != nil {
 		return s, err
 	}
@@ -59,14 +60,15 @@ func (cfg LibraryConfig) discoverStamp() (stamp.Stamp, error) {
 
 // extractOptions are the Stage 2 options a bundles file is stamped with.
 type extractOptions struct {
-	SkipTests bool `json:"skip_tests,omitempty"`
+	SkipTests    bool `json:"skip_tests,omitempty"`
+	ProtocolOnly bool `json:"protocol_only,omitempty"`
 }
 
 // extractStamp returns the stamp of cfg's bundles: stage "extract",
 // [ExtractRules], the options, the candidates' digest, the new
 // environment's key and the documentation package's.
 func (cfg LibraryConfig) extractStamp() (stamp.Stamp, error) {
-	s, err := stamp.New("extract", ExtractRules, extractOptions{SkipTests: cfg.SkipTests})
+	s, err := stamp.New("extract", ExtractRules, extractOptions{SkipTests: cfg.SkipTests, ProtocolOnly: cfg.Discover.Diff.ProtocolOnly})
 	if err != nil {
 		return s, err
 	}
@@ -146,7 +148,8 @@ func BuildLibrary(ctx context.Context, runner sandbox.Runner, cfg LibraryConfig)
 	}
 	log.Info("stage: extract", "library", lib, "candidates", len(res.Candidates))
 	_, es, err := Extract(ctx, runner, ExtractConfig{Env: cfg.Discover.NewEnv, Candidates: res.Candidates, Out: cfg.Bundles,
-		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log, Docs: cfg.Docs, SkipTests: cfg.SkipTests})
+		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log, Docs: cfg.Docs, SkipTests: cfg.SkipTests,
+		ProtocolOnly: cfg.Discover.Diff.ProtocolOnly})
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", lib, err)
 	}

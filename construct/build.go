@@ -399,7 +399,7 @@ func runBuilder(ctx context.Context, cfg BuildConfig, j *job) ([]built, error) {
 		idx, from := j.change.positionalHits()
 		api["prefer"] = map[string]any{"keywords": j.change.KeywordParams(), "positions": idx, "positions_from": from}
 	}
-	input, err := json.Marshal(map[string]any{"apis": []any{api}})
+	input, err := json.Marshal(map[string]any{"apis": []any{api}, "bootstrap": bundles.Bootstrap(b.APIName)})
 	if err != nil {
 		return nil, err
 	}

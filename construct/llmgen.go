@@ -222,7 +222,8 @@ func generateFor(ctx context.Context, cfg LLMConfig, b *bundles.Bundle) ([]*pool
 		return nil, skipped, nil
 	}
 	module, _ := bundles.SplitQualname(b.APIName)
-	data, err := json.Marshal(map[string]any{"api_name": b.APIName, "module": module, "tasks": input})
+	data, err := json.Marshal(map[string]any{"api_name": b.APIName, "module": module, "tasks": input,
+		"bootstrap": bundles.Bootstrap(b.APIName)})
 	if err != nil {
 		return nil, skipped, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/internal/stamp"
 	"github.com/novelapi/novelapi/pool"
 )
@@ -27,6 +28,11 @@ type PoolConfig struct {
 	// generating model's name as recorded in the stamp.
 	LLM   *LLMConfig
 	Model string
+	// ProtocolOnly builds tasks only for the bundles the published
+	// protocol lists (provenance.extension empty: no methods of classes,
+	// no APIs without Python source; docs/protocol.md §7); recorded in the
+	// stamp's options.
+	ProtocolOnly bool
 	// Rebuild builds the pool even when its stamp allows reuse.
 	Rebuild bool
 	// C1, when set, records the reference call records and runs the C1
@@ -55,13 +61,27 @@ const TaskRules = 3
 // Options returns the options a pool built by cfg is stamped with.
 func (cfg PoolConfig) Options() PoolOptions {
 	if cfg.LLM == nil {
-		return cfg.Build.PoolOptions()
+		o := cfg.Build.PoolOptions()
+		o.ProtocolOnly = cfg.ProtocolOnly
+		return o
 	}
-	o := PoolOptions{Generator: "llm", Model: cfg.Model}
+	o := PoolOptions{Generator: "llm", Model: cfg.Model, ProtocolOnly: cfg.ProtocolOnly}
 	if cfg.LLM.Env != nil {
 		o.Env = cfg.LLM.Env.Name
 	}
 	return o
+}
+
+// ProtocolBundles returns the bundles of bs that the published protocol
+// lists: those whose provenance marks no extension (docs/protocol.md §7).
+func ProtocolBundles(bs []bundles.Bundle) []bundles.Bundle {
+	var out []bundles.Bundle
+	for _, b := range bs {
+		if b.Provenance == nil || b.Provenance.Extension == "" {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Stamp returns the stamp a pool built by cfg carries: stage "tasks",
@@ -88,6 +108,14 @@ func BuildPool(ctx context.Context, cfg PoolConfig) (*PoolResult, error) {
 	want, err := cfg.Stamp()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.ProtocolOnly {
+		cfg.Build.Bundles = ProtocolBundles(cfg.Build.Bundles)
+		if cfg.LLM != nil {
+			llm := *cfg.LLM
+			llm.Bundles = ProtocolBundles(llm.Bundles)
+			cfg.LLM = &llm
+		}
 	}
 	res := &PoolResult{Why: "--rebuild"}
 	if !cfg.Rebuild {
@@ -148,6 +176,8 @@ type PoolOptions struct {
 	MaxExamples int    `json:"max_examples"` // BuildConfig.MaxExamples after defaults
 	Medium      bool   `json:"medium"`
 	ChangeOnly  bool   `json:"change_only"`
+	// ProtocolOnly: see [PoolConfig.ProtocolOnly].
+	ProtocolOnly bool `json:"protocol_only,omitempty"`
 	// Tests says how the tests were made and checked (see [TestsOption]);
 	// "" for pools built before value assertions and the mutant check.
 	Tests string `json:"tests,omitempty"`

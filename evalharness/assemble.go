@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/internal/pysyntax"
 	"github.com/novelapi/novelapi/pool"
 )
@@ -123,6 +124,7 @@ func buildSetup(t *pool.Task, o setupOptions) string {
 			parts = append(parts, s)
 		}
 	}
+	add(bundles.Bootstrap(t.APIName)) // the library's bootstrap (docs/environments.md §8) before anything imports it
 	if !t.SpyNeeded() {
 		add(t.HiddenSetup)
 		add(t.ContextCode)
@@ -147,13 +149,14 @@ func buildSetup(t *pool.Task, o setupOptions) string {
 // import line and hidden setup, the modules to import before forking,
 // the monitored targets and the packages whose values may cross.
 func newRunnerJob(t *pool.Task, o setupOptions) runnerJob {
-	j := runnerJob{Setup: buildSetup(t, o)}
+	j := runnerJob{Setup: buildSetup(t, o), Bootstrap: bundles.Bootstrap(t.APIName)}
 	var judge []string
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			judge = append(judge, s)
 		}
 	}
+	add(j.Bootstrap)
 	if t.SpyNeeded() {
 		add(importLine(t.APIName))
 		if i := strings.LastIndexByte(t.APIName, '.'); i > 0 {

@@ -30,6 +30,9 @@ type runnerJob struct {
 	// [A] and the hidden setup [A'] (protocol §4.1), trusted parts that
 	// change modules the test may use.
 	JudgeSetup string `json:"judge_setup,omitempty"`
+	// Bootstrap is the library's bootstrap (bundles.Bootstrap), run before
+	// the modules of Preimport; Setup and JudgeSetup start with it too.
+	Bootstrap string `json:"bootstrap,omitempty"`
 	// Preimport lists modules to import before the candidate is forked
 	// (the import line's module, then its shorter prefixes); the first
 	// that imports ends the list.

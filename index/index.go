@@ -332,6 +332,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	ix.alias = map[string]string{}
 	ix.comps = map[string][]string{}
 	ix.names = newNameTable()
+	ix.names.learnAliases(bs)
 	ix.public = map[string]bool{}
 	ix.terms = newAPITerms()
 	ix.terms.build(bs)

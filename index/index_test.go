@@ -451,7 +451,7 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 		"scipy.stats.irwinhall.fit(data)": "scipy.stats.distributions.irwinhall_gen.fit",
 		// An inherited attribute of an instance names its class.
 		"scipy.stats.cauchy.fit(data)": "scipy.stats.distributions.cauchy_gen",
-		"sp.stats.triang.pdf(x, c)":    "scipy.stats.distributions.triang_gen",
+		"stats.triang.pdf(x, c)":       "scipy.stats.distributions.triang_gen",
 		"stats.cauchy.logpdf":          "scipy.stats.distributions.cauchy_gen",
 		"triang":                       "scipy.stats.distributions.triang_gen", // the leaf as the whole query
 	} {

@@ -29,6 +29,18 @@ type nameTable struct {
 	// and names in code ("f(x)", "norm(v)"), so they name the class only
 	// when they are the whole query.
 	soleLeaf map[string][]string
+	// aliases are the lowercased import aliases the bundles' examples use
+	// ("np" → "numpy", bundles.LearnAliases), so "np.unstack" names
+	// numpy.unstack.
+	aliases bundles.Aliases
+}
+
+// learnAliases sets the table's import aliases from the examples of bs.
+func (t *nameTable) learnAliases(bs []bundles.Bundle) {
+	t.aliases = bundles.Aliases{}
+	for a, m := range bundles.LearnAliases(bundles.ExampleCode(bs)) {
+		t.aliases[strings.ToLower(a)] = strings.ToLower(m)
+	}
 }
 
 func newNameTable() *nameTable {
@@ -220,7 +232,7 @@ func (t *nameTable) lookup(query string) []string {
 	single := len(toks) == 1
 	for _, tok := range toks {
 		s := strings.ToLower(string(tok.Term))
-		s = bundles.ExpandAlias(s)
+		s = t.aliases.Expand(s)
 		if !single && argumentName(query, tok.Start, tok.End, inCall) {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/internal/jsonl"
 )
 
 // TestNameTable_Lookup checks which identifiers in a query name an API
@@ -12,6 +13,12 @@ import (
 // first) and which do not.
 func TestNameTable_Lookup(t *testing.T) {
 	nt := newNameTable()
+	// np is learned from the examples of the real bundles of the fixture.
+	fixture, _, err := bundles.ReadBundles("../bundles/testdata/fixture/bundles.jsonl", jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt.learnAliases(fixture)
 	nt.add("scipy.linalg.solve@1", []string{"scipy.linalg.solve"})
 	nt.add("numpy.fft.fft@2", []string{"numpy.fft.fft"})
 	nt.add("numpy.linalg.matrix_norm@2", []string{"numpy.linalg.matrix_norm"})

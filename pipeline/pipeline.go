@@ -66,6 +66,11 @@ type Config struct {
 	// prefixes changed since its candidates were written is discovered and
 	// extracted again.
 	NewIfMovedFrom []string
+	// ProtocolOnly keeps only the APIs the published protocol lists: no
+	// methods of classes and no APIs without Python source
+	// (bundles.DiffOptions.ProtocolOnly); the outputs are then those the
+	// protocol's rules give.
+	ProtocolOnly bool
 	// Progress receives progress bars (stderr in the CLI); nil means none.
 	Progress io.Writer
 	// Log receives stage messages; nil means slog.Default().
@@ -118,10 +123,13 @@ type LibrarySummary struct {
 	NewVersion string `json:"new_version"`
 	New        int    `json:"new"`
 	Modified   int    `json:"modified"`
-	Bundles    int    `json:"bundles"`
-	Executed   int    `json:"bundles_with_executed_example"`
-	Tasks      int    `json:"tasks"`
-	C1Passed   int    `json:"c1_passed"`
+	// Compiled counts the candidates without Python source (served
+	// without C; bundles.ExtensionNoSource), among New and Modified.
+	Compiled int `json:"compiled"`
+	Bundles  int `json:"bundles"`
+	Executed int `json:"bundles_with_executed_example"`
+	Tasks    int `json:"tasks"`
+	C1Passed int `json:"c1_passed"`
 	// Skipped says why the library was left out ("" when it was not).
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -250,7 +258,7 @@ func (r *run) libraries(ctx context.Context) error {
 		res, err := bundles.BuildLibrary(ctx, r.cfg.Runner, bundles.LibraryConfig{
 			Discover: bundles.DiscoverConfig{Library: lib, Import: installed.Import, Dist: installed.Dist,
 				OldEnv: r.oldEnv, NewEnv: r.newEnv, Logger: r.log,
-				Diff: bundles.DiffOptions{NewIfMovedFrom: prefixesOf(lib, r.cfg.NewIfMovedFrom)}},
+				Diff: bundles.DiffOptions{NewIfMovedFrom: prefixesOf(lib, r.cfg.NewIfMovedFrom), ProtocolOnly: r.cfg.ProtocolOnly}},
 			Candidates: filepath.Join(r.p.Candidates, lib+".jsonl"),
 			Bundles:    filepath.Join(r.cfg.WorkDir, "bundles", lib+".jsonl"),
 			Workers:    r.cfg.Workers, Progress: r.cfg.Progress, Docs: docs,
@@ -273,6 +281,9 @@ func (r *run) libraries(ctx context.Context) error {
 				ls.Modified++
 			} else {
 				ls.New++
+			}
+			if c.Extra.Extension == bundles.ExtensionNoSource {
+				ls.Compiled++
 			}
 		}
 		ls.Bundles = len(res.Bundles)
@@ -305,7 +316,7 @@ func (r *run) buildPool(ctx context.Context) error {
 	if r.cfg.SkipTasks {
 		return nil
 	}
-	pcfg := construct.PoolConfig{Out: r.p.Tasks, BundlesPath: r.p.Bundles, Log: r.log,
+	pcfg := construct.PoolConfig{Out: r.p.Tasks, BundlesPath: r.p.Bundles, Log: r.log, ProtocolOnly: r.cfg.ProtocolOnly,
 		// The old environment decides exercises_change (construct.BuildConfig.OldEnv).
 		Build: construct.BuildConfig{Bundles: r.bundles, Env: r.newEnv, OldEnv: r.oldEnv, Runner: r.cfg.Runner, Medium: true,
 			Workers: r.cfg.Workers, Progress: r.cfg.Progress, Log: r.log, CheckPath: evalharness.CheckPath(r.p.Tasks)}}

@@ -3,8 +3,8 @@
 Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
 
 BATCH.json: {"library": "numpy", "example_timeout": 20, "max_examples": 5, "cap": 12000,
-             "tests": true,
-             "apis": [{"api_name", "kind", "docs": [{code, lang, imports, source, origin}]}, ...]}
+             "tests": true, "bootstrap": "",
+             "apis": [{"api_name", "kind", "compiled"?, "docs": [{code, lang, imports, source, origin}]}, ...]}
 
 Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
 after each API so a batch killed half-way keeps what it finished:
@@ -13,7 +13,17 @@ after each API so a batch killed half-way keeps what it finished:
    description, constraints}], "return_type", "instances", "instance_methods",
    "examples": [{code, status, reason, source, origin}], "mechanism": {text, words,
    sections}, "implementation", "implementation_note", "helpers": [...],
-   "docstring_style"}
+   "docstring_style", "s_origin"?}
+
+An API marked "compiled" has no Python source: its S falls back to the
+docstring's signature line and then a .pyi stub when the live signature
+fails ("s_origin" says which), and "implementation_note" says why C is
+unavailable.
+
+The import aliases an example may use unimported are learned from the
+library's docstrings (learned_aliases). "bootstrap" (the library's
+bootstrap, docs/environments.md §8) runs first in this process and heads
+every example, before its import lines.
 
 Every example runs in its own python3 process (cwd a fresh directory under
 /tmp) with a timeout. Python 3.11+, standard library only.
@@ -528,6 +538,7 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
     def run(code, source, org, imports=None, note=""):
         nonlocal spent
         code, added = mine.with_prelude(code, ctx, imports)
+        code = cfg.get("bootstrap", "") + code
         if any(e["code"] == code for e in out):
             return "duplicate"  # the docs render the docstring's own example
         t0 = time.monotonic()
@@ -747,6 +758,149 @@ def no_address(text):
     return ADDRESS.sub(">", text) if text else text
 
 
+# ---------------------------------------------------------------- S of compiled APIs
+
+SIGLINE_RE = re.compile(r"^([A-Za-z_][\w.]*)\s*(\(.*\))\s*(?:->\s*(.+))?$")
+OPTIONAL_GROUP_RE = re.compile(r"\[[^\[\]]*\]")
+
+
+def ast_signature(args, returns, descs):
+    """(signature, s_param, return_type) from a parsed def's arguments; defaults and
+    annotations stay as written (they are not evaluated)."""
+    sig = "(%s)" % ast.unparse(args) + (" -> " + ast.unparse(returns) if returns is not None else "")
+    pos = args.posonlyargs + args.args
+    defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
+    named = list(zip(pos, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    out = []
+    for a, d in named:
+        if a.arg in DROP_NAMES:
+            continue
+        typ = ast.unparse(a.annotation) if a.annotation is not None else None
+        dtyp, desc = descs.get(a.arg, (None, ""))
+        if typ is None and dtyp:
+            typ = clean_markup(dtyp)
+        out.append({"name": a.arg, "type": typ, "default": ast.unparse(d) if d is not None else None,
+                    "description": desc or "", "constraints": None})
+    return sig, out, ast.unparse(returns) if returns is not None else None
+
+
+def docstring_signature(doc, leaf, descs):
+    """S from the call signature a compiled API's docstring opens with, the
+    convention of C extensions ("matvec(x1, x2, /, out=None, *, casting='same_kind',
+    ...[, signature, axes, axis])"): optional groups in brackets are left out.
+    None when the first line is not a signature of leaf."""
+    first = next((l.strip() for l in doc.splitlines() if l.strip()), "")
+    m = SIGLINE_RE.match(first)
+    if not m or m.group(1).rsplit(".", 1)[-1] != leaf:
+        return None
+    params = m.group(2)
+    while OPTIONAL_GROUP_RE.search(params):
+        params = OPTIONAL_GROUP_RE.sub("", params)
+    try:
+        fn = ast.parse("def _%s%s: pass" % (params, " -> " + m.group(3) if m.group(3) else "")).body[0]
+    except SyntaxError:
+        try:
+            fn = ast.parse("def _%s: pass" % params).body[0]
+        except SyntaxError:
+            return None
+    return ast_signature(fn.args, fn.returns, descs)
+
+
+def stub_files(obj, api_name):
+    """The .pyi stubs that may declare api_name: beside its parent module and its defining module."""
+    mods = []
+    parts = api_name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        m = sys.modules.get(".".join(parts[:i]))
+        if isinstance(m, types.ModuleType):
+            mods.append(m)
+            break
+    dm = sys.modules.get(getattr(obj, "__module__", None) or "")
+    if isinstance(dm, types.ModuleType):
+        mods.append(dm)
+    out = []
+    for m in mods:
+        f = getattr(m, "__file__", None)
+        if not isinstance(f, str):
+            continue
+        stem, _ext = os.path.splitext(f)
+        for cand in (stem + ".pyi", os.path.join(os.path.dirname(f), "__init__.pyi") if stem.endswith("__init__") else None):
+            if cand and os.path.exists(cand) and cand not in out:
+                out.append(cand)
+    return out
+
+
+def stub_signature(obj, api_name, kind, descs):
+    """S from a .pyi stub: the def of a function, or a class's __init__ (else
+    __new__). Returns (signature, s_param, return_type, stub path) or None."""
+    leaf = api_name.rsplit(".", 1)[-1]
+    for path in stub_files(obj, api_name):
+        try:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if kind != "class" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == leaf:
+                return ast_signature(node.args, node.returns, descs) + (path,)
+            if kind == "class" and isinstance(node, ast.ClassDef) and node.name == leaf:
+                defs = {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
+                init = defs.get("__init__") or defs.get("__new__")
+                if init is not None:
+                    return ast_signature(init.args, None, descs) + (path,)
+    return None
+
+
+def stub_relpath(path):
+    i = path.find("-packages/")
+    return path[i + len("-packages/"):] if i >= 0 else path
+
+
+def class_source_by_methods(cls, cap):
+    """C of a Python class that inspect cannot find because its __module__ names
+    another module (numpy.errstate and numpy.vectorize say "numpy"): the file of
+    its methods' code, and the class statement there. ("", why) when there is none."""
+    path = None
+    for v in list(vars(cls).values()):
+        f = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+        f = getattr(f, "fget", f)
+        code = getattr(f, "__code__", None)
+        if code is not None and code.co_filename.endswith(".py") and os.path.exists(code.co_filename):
+            path = code.co_filename
+            break
+    if path is None:
+        return "", None
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return "", None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            text = ast.unparse(strip_docstrings(ast.Module(body=[node], type_ignores=[])))
+            if len(text) > cap:
+                return "", "too_long: %d chars > %d" % (len(text), cap)
+            return text, "source (found through its methods' code in %s)" % stub_relpath(path)
+    return "", None
+
+
+def compiled_kind(obj):
+    """What a compiled API is, for C's reason: 'numpy.ufunc', 'builtin_function_or_method', ..."""
+    target = obj
+    try:
+        target = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001
+        pass
+    if inspect.isclass(target):
+        return "a class defined in compiled code"
+    t = type(target)
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or ""
+    mod = getattr(target, "__module__", None) or ""
+    what = ("%s.%s" % (mod, name)).strip(".") if name else ""
+    return "compiled %s%s" % (t.__module__ + "." + t.__qualname__ if t.__module__ != "builtins" else t.__qualname__,
+                              " " + what if what and target is not obj else "")
+
+
 def doc_return_type(secs):
     for name in ("returns", "return", "yields"):
         lines = [l for l in secs.get(name, []) if l.strip()]
@@ -797,6 +951,24 @@ def one(api, cfg):
         if isinstance(idoc, str) and idoc is not object.__init__.__doc__:
             _s, descs, _x = parse_params(inspect.cleandoc(idoc))
     sig, params, ret = s_params(obj, kind, descs)
+    if api.get("compiled"):
+        # No Python source: S comes from the live signature (which reads
+        # __text_signature__), else the docstring's signature line, else a
+        # .pyi stub (docs/protocol.md §7, Stage 2 departures).
+        rec["s_origin"] = "introspected"
+        if sig is None or not params:  # no signature, or only (*args, **kwargs): ufuncs, C types
+            got = docstring_signature(doc, name.rsplit(".", 1)[-1], descs)
+            if got is not None:
+                (sig, params, r2), rec["s_origin"] = got, "docstring_signature"
+                ret = ret or r2
+            else:
+                got = stub_signature(obj, name, kind, descs)
+                if got is not None:
+                    sig, params, r2, path = got
+                    ret = ret or r2
+                    rec["s_origin"] = "stub:" + stub_relpath(path)
+                elif sig is None:
+                    rec["s_origin"] = "none"
     if ret is None:
         ret = doc_return_type(secs)
     if ret is None and kind == "class":
@@ -812,13 +984,91 @@ def one(api, cfg):
         # The API is itself such an instance (scipy.stats.irwinhall): its
         # signature is (*args, **kwds); its docstring lists the call forms.
         rec["instance_methods"] = documented_methods(secs)
-    ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""))
+    ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""),
+                       cfg.get("aliases") or {})
     rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj)
     rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
     impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))
+    if api.get("compiled") and not impl:
+        found, how = class_source_by_methods(code_target(obj), cfg.get("cap", 12000)) \
+            if inspect.isclass(code_target(obj)) else ("", None)
+        if found:
+            impl, note = found, how
+        else:
+            note = "unavailable: " + (how or "no Python source (%s)" % compiled_kind(obj))
     rec.update({"implementation": impl, "implementation_note": note, "helpers": helpers})
     rec["ok"] = True
     return rec
+
+
+# ---------------------------------------------------------------- import aliases
+
+IMPORT_AS_RE = re.compile(r"^\s*(?:>>>|\.\.\.)?\s*import\s+([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)\s*$", re.M)
+MIN_ALIAS_COUNT = 2  # an "import M as A" seen once may be one docstring's choice
+
+
+def library_docstrings(library):
+    """The docstrings of the public objects of the library's public modules loaded by importing it."""
+    docs, seen = [], set()
+    for name in sorted(sys.modules):
+        if name != library and not name.startswith(library + "."):
+            continue
+        if any(seg.startswith("_") for seg in name.split(".")):
+            continue
+        mod = sys.modules.get(name)
+        try:
+            items = list(vars(mod).items())
+            if isinstance(getattr(mod, "__doc__", None), str):
+                docs.append(mod.__doc__)
+        except Exception:  # noqa: BLE001
+            continue
+        for k, v in items:
+            if k.startswith("_") or id(v) in seen:
+                continue
+            seen.add(id(v))
+            try:
+                d = v.__doc__ if (inspect.isroutine(v) or inspect.isclass(v) or callable(v)) else None
+            except Exception:  # noqa: BLE001
+                continue
+            if isinstance(d, str) and d:
+                docs.append(d)
+    return docs
+
+
+def learned_aliases(library):
+    """The import aliases the library's own docstrings use, as {alias: "import M as A"}
+    (docs/protocol.md §7, Stage 2 departures): for each module M the most common A of its
+    "import M as A" lines (ties: the first in sort order), seen at least MIN_ALIAS_COUNT times,
+    when M can be imported here; an alias used for several modules stands for the one it was
+    seen with most. No table per library: numpy's and pandas' docstrings give np, pd and plt,
+    networkx's nx. The same rule as bundles.LearnAliases."""
+    import importlib.util
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            importlib.import_module(library)
+    except Exception:  # noqa: BLE001
+        return {}
+    counts = {}
+    for d in library_docstrings(library):
+        if " as " not in d:
+            continue
+        for m, a in IMPORT_AS_RE.findall(d):
+            counts.setdefault(m, {}).setdefault(a, 0)
+            counts[m][a] += 1
+    best = {}  # alias -> (count, module)
+    for m, byalias in counts.items():
+        a, n = min(byalias.items(), key=lambda kv: (-kv[1], kv[0]))
+        if n < MIN_ALIAS_COUNT or a == m:
+            continue
+        try:
+            if importlib.util.find_spec(m.split(".")[0]) is None:
+                continue
+        except (ImportError, ValueError):
+            continue
+        if a not in best or n > best[a][0] or (n == best[a][0] and m < best[a][1]):
+            best[a] = (n, m)
+    return {a: "import %s as %s" % (m, a) for a, (n, m) in best.items()}
 
 
 def main(argv):
@@ -826,13 +1076,25 @@ def main(argv):
         cfg = json.load(f)
     out_path = argv[2] if len(argv) > 2 else "/out/results.jsonl"
     os.makedirs(os.path.dirname(out_path) or ".", exist_ok=True)
+    boot_error = None
+    if cfg.get("bootstrap"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(cfg["bootstrap"], "<bootstrap>", "exec"), {"__name__": "__novelapi_bootstrap__"})
+        except Exception as exc:  # noqa: BLE001 - each API then reports its own failure
+            boot_error = "bootstrap: %s: %s" % (type(exc).__name__, str(exc)[:300])
+    if cfg.get("apis"):
+        cfg["aliases"] = learned_aliases(cfg["apis"][0]["api_name"].split(".")[0])
     with open(out_path, "a") as out:
         for api in cfg["apis"]:
             try:
                 rec = one(api, cfg)
             except Exception as exc:  # noqa: BLE001 - one bad API must not stop the batch
-                rec = {"api_name": api["api_name"], "ok": False,
-                       "error": "%s: %s" % (type(exc).__name__, str(exc)[:300])}
+                err = "%s: %s" % (type(exc).__name__, str(exc)[:300])
+                if boot_error:
+                    err += " (after %s)" % boot_error
+                rec = {"api_name": api["api_name"], "ok": False, "error": err}
             out.write(json.dumps(rec) + "\n")
             out.flush()
     return 0

@@ -1,13 +1,27 @@
 """Dump the public API surface of one library as JSON (docs/protocol.md §7, Stage 1).
 
-Usage: python3 -I -B introspect.py LIBRARY [DIST] [OUT]
+Usage: python3 -I -B introspect.py LIBRARY [DIST] [OUT] [BOOTSTRAP]
 
 Walks the public modules of the import name LIBRARY, records functions,
 classes and (novelapi's extension) public methods of public classes, and
 writes one JSON document to OUT (default /out/surface.json):
 
   {"library", "dist", "version", "python", "modules": [...],
-   "walk_failures": [{"module", "error"}], "entries": [...], "counts": {...}}
+   "walk_failures": [{"module", "attribute"?, "error"}], "entries": [...],
+   "unattributed": [...], "counts": {...}}
+
+"unattributed" lists the paths of public callables without a __module__
+(numpy 1.x's ufuncs), which are not entries: nothing says they belong to
+the library.
+
+A module that fails to import (retried twice), or a public name whose
+access or inspection raises (django.conf.settings before settings are
+configured), is a walk failure, and the walk goes on; "attribute" names the
+attribute path within the module for the latter.
+
+BOOTSTRAP is a file of Python lines run before the walk (the library's
+bootstrap, docs/environments.md §8); when they raise, "bootstrap_error"
+says so and the walk goes on.
 
 Each entry is one object (identity by id()), with every import path it was
 found under in "paths" and the canonical one in "api_name". Runs on
@@ -78,13 +92,17 @@ def walk(library):
     pending = []
 
     def children(mod):
-        path = getattr(mod, "__path__", None)
-        if not path:
+        try:
+            path = getattr(mod, "__path__", None)
+            if not path:
+                return []
+            out = []
+            for info in pkgutil.iter_modules(path, mod.__name__ + "."):
+                if not skip_module(info.name):
+                    out.append(info.name)
+        except Exception as exc:  # noqa: BLE001 - a broken package path is data
+            failures[mod.__name__] = "listing submodules: " + short_error(exc)
             return []
-        out = []
-        for info in pkgutil.iter_modules(path, mod.__name__ + "."):
-            if not skip_module(info.name):
-                out.append(info.name)
         return sorted(out)
 
     queue = children(top)
@@ -289,6 +307,17 @@ def main(argv):
     doc = {"library": library, "dist": dist, "version": version,
            "python": sys.version.split()[0], "modules": [], "walk_failures": [],
            "entries": [], "counts": {}}
+    if len(argv) > 4 and argv[4]:
+        try:
+            with open(argv[4]) as f:
+                code = compile(f.read(), argv[4], "exec")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(code, {"__name__": "__novelapi_bootstrap__"})
+        except BaseException as exc:  # noqa: BLE001 - reported, and the walk goes on
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            doc["bootstrap_error"] = short_error(exc)
     modules, failures = walk(library)
     doc["walk_failures"] = [{"module": k, "error": v} for k, v in sorted(failures.items())]
     if modules is None:
@@ -314,61 +343,97 @@ def main(argv):
             e["paths"].append(path)
         return e
 
+    attr_failures = []  # [{"module", "attribute", "error"}]
+
+    def attr_failed(module, attribute, exc):
+        attr_failures.append({"module": module, "attribute": attribute, "error": short_error(exc)})
+
+    unattributed = set()  # public callables without a __module__ (numpy 1.x ufuncs): skipped as foreign
     classes = {}
     for modname in sorted(modules):
         mod = modules[modname]
         try:
-            names = dir(mod)
-        except Exception:  # noqa: BLE001
+            names = [n for n in dir(mod) if isinstance(n, str)]
+        except BaseException as exc:  # noqa: BLE001 - one module's failure is data
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            failures[modname] = "dir(): " + short_error(exc)
             continue
+        try:
+            exported = set(n for n in (getattr(mod, "__all__", None) or ()) if isinstance(n, str))
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            exported = set()
         for name in names:
             if name.startswith("_"):
                 continue
             try:
                 obj = getattr(mod, name)
-            except Exception:  # noqa: BLE001
-                continue
-            if obj is None or inspect.ismodule(obj):
-                continue
-            counts["names"] += 1
-            defining = getattr(obj, "__module__", None)
-            if not isinstance(defining, str):
-                defining = ""
-            if inspect.isclass(obj):
-                kind = "class"
-            elif inspect.isroutine(obj) or callable(obj):
-                kind = "function"
-            else:
-                counts["non_callable"] += 1
+                if obj is None or inspect.ismodule(obj):
+                    continue
+                counts["names"] += 1
+                defining = getattr(obj, "__module__", None)
+                if not isinstance(defining, str):
+                    defining = ""
+                if inspect.isclass(obj):
+                    kind = "class"
+                elif inspect.isroutine(obj) or callable(obj):
+                    kind = "function"
+                else:
+                    counts["non_callable"] += 1
+                    continue
+            except BaseException as exc:  # noqa: BLE001 - a lazy object that raises on access is data
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                attr_failed(modname, name, exc)
                 continue
             if defining.split(".")[0] != library:
                 counts["foreign"] += 1
+                if not defining:
+                    unattributed.add(modname + "." + name)
                 continue
-            add(obj, modname + "." + name, kind, modname)
+            ent = add(obj, modname + "." + name, kind, modname)
+            if name in exported:
+                ent["exported"] = True
             if kind == "class":
                 classes.setdefault(id(obj), (obj, []))[1].append(modname + "." + name)
 
     # Extension: public methods of public classes (functions defined in the library).
     for cls, cpaths in classes.values():
-        for name in dir(cls):
+        try:
+            names = [n for n in dir(cls) if isinstance(n, str)]
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            mod, _, attr = cpaths[0].rpartition(".")
+            attr_failed(mod, attr, exc)
+            continue
+        for name in names:
             if name.startswith("_"):
                 continue
             try:
                 raw = inspect.getattr_static(cls, name)
+                func = raw
+                if isinstance(raw, (staticmethod, classmethod)):
+                    func = raw.__func__
+                if not inspect.isfunction(func):
+                    try:
+                        func = inspect.unwrap(func)
+                    except Exception:  # noqa: BLE001
+                        continue
+                    if not inspect.isfunction(func):
+                        continue
+                fmod = getattr(func, "__module__", "") or ""
             except AttributeError:
                 continue
-            func = raw
-            if isinstance(raw, (staticmethod, classmethod)):
-                func = raw.__func__
-            if not inspect.isfunction(func):
-                try:
-                    func = inspect.unwrap(func)
-                except Exception:  # noqa: BLE001
-                    continue
-                if not inspect.isfunction(func):
-                    continue
-            fmod = getattr(func, "__module__", "") or ""
-            if fmod.split(".")[0] != library:
+            except BaseException as exc:  # noqa: BLE001
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                mod, _, attr = cpaths[0].rpartition(".")
+                attr_failed(mod, attr + "." + name, exc)
+                continue
+            if not isinstance(fmod, str) or fmod.split(".")[0] != library:
                 continue
             for cp in cpaths:
                 e = add(func, cp + "." + name, "method", cp.rsplit(".", 1)[0], owner=cls)
@@ -376,51 +441,74 @@ def main(argv):
 
     entries = []
     for e in byid.values():
-        obj = e.pop("obj")
-        owner = e.pop("owner")
-        kind = e["kind"]
-        defining = getattr(obj, "__module__", "") or ""
-        if kind == "method":
-            defclass = (getattr(obj, "__qualname__", "") or "").rsplit(".", 1)[0]
-            e["paths"].sort(key=lambda p: method_rank(p, defclass))
-        else:
-            e["paths"].sort(key=lambda p: path_rank(p, defining))
-        api = e["paths"][0]
-        sig, params = signature_of(obj, kind)
-        src, line = source_of(obj)
-        rec = {
-            "api_name": api,
-            "kind": kind,
-            "module": api.rsplit(".", 2 if kind == "method" else 1)[0],
-            "defining_module": defining,
-            "qualname": getattr(obj, "__qualname__", None),
-            "signature": sig,
-            "parameters": params,
-            "docstring": doc_of(obj),
-            "source_file": normalise_path(src),
-            "source_line": line,
-            "paths": e["paths"],
-        }
-        if kind == "class":
-            rec["class_role"] = class_role(obj)
-        if kind == "method":
-            rec["static"] = e.get("static", False)
-            if isinstance(inspect.getattr_static(owner, api.rsplit(".", 1)[1], None), classmethod):
-                rec["classmethod"] = True
-        if kind == "function":
-            try:
-                inner = inspect.unwrap(obj)
-            except Exception:  # noqa: BLE001
-                inner = obj
-            if not inspect.isfunction(inner):
-                rec["other_callable"] = type(obj).__module__ + "." + type(obj).__qualname__
+        try:
+            rec = entry_record(e)
+        except BaseException as exc:  # noqa: BLE001 - one object that raises on inspection is data
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            mod, _, attr = e["paths"][0].rpartition(".")
+            attr_failed(mod, attr, exc)
+            continue
         entries.append(rec)
     entries.sort(key=lambda r: r["api_name"])
     counts["entries"] = len(entries)
     doc["entries"] = entries
     doc["counts"] = counts
+    doc["unattributed"] = sorted(unattributed)
+    doc["walk_failures"] = [{"module": k, "error": v} for k, v in sorted(failures.items())] + \
+        sorted(attr_failures, key=lambda f: (f["module"], f["attribute"]))
     write(out_path, doc)
     return 0
+
+
+def entry_record(e):
+    """The surface record of one collected object (see the module docstring)."""
+    obj = e.pop("obj")
+    owner = e.pop("owner")
+    kind = e["kind"]
+    defining = getattr(obj, "__module__", "")
+    if not isinstance(defining, str):
+        defining = ""
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(qualname, str):
+        qualname = None
+    if kind == "method":
+        defclass = (getattr(obj, "__qualname__", "") or "").rsplit(".", 1)[0]
+        e["paths"].sort(key=lambda p: method_rank(p, defclass))
+    else:
+        e["paths"].sort(key=lambda p: path_rank(p, defining))
+    api = e["paths"][0]
+    sig, params = signature_of(obj, kind)
+    src, line = source_of(obj)
+    rec = {
+        "api_name": api,
+        "kind": kind,
+        "module": api.rsplit(".", 2 if kind == "method" else 1)[0],
+        "defining_module": defining,
+        "qualname": qualname,
+        "signature": sig,
+        "parameters": params,
+        "docstring": doc_of(obj),
+        "source_file": normalise_path(src),
+        "source_line": line,
+        "paths": e["paths"],
+    }
+    if e.get("exported"):
+        rec["exported"] = True
+    if kind == "class":
+        rec["class_role"] = class_role(obj)
+    if kind == "method":
+        rec["static"] = e.get("static", False)
+        if isinstance(inspect.getattr_static(owner, api.rsplit(".", 1)[1], None), classmethod):
+            rec["classmethod"] = True
+    if kind == "function":
+        try:
+            inner = inspect.unwrap(obj)
+        except Exception:  # noqa: BLE001
+            inner = obj
+        if not inspect.isfunction(inner):
+            rec["other_callable"] = type(obj).__module__ + "." + type(obj).__qualname__
+    return rec
 
 
 def write(path, doc):

@@ -11,7 +11,7 @@ dicts {code, source, origin: {package, file, line}} that extract.py then execute
   down to the statements the call needs.
 
 with_prelude adds the import lines an example needs and does not have: what its source imports,
-the library's usual aliases, and names of the API's own module. Python 3.11+, standard library only.
+the import aliases learned from the library's docstrings, and names of the API's own module. Python 3.11+, standard library only.
 """
 
 import ast
@@ -21,22 +21,6 @@ import os
 import re
 import sys
 import textwrap
-
-# The usual import aliases of libraries (import numpy as np): an example that uses the alias
-# without importing it gets this line.
-ALIASES = {
-    "np": "import numpy as np",
-    "pd": "import pandas as pd",
-    "nx": "import networkx as nx",
-    "xr": "import xarray as xr",
-    "plt": "import matplotlib.pyplot as plt",
-    "mpl": "import matplotlib as mpl",
-    "sa": "import sqlalchemy as sa",
-    "u": "import astropy.units as u",
-    "torch": "import torch",
-    "F": "import torch.nn.functional as F",
-    "nn": "import torch.nn as nn",
-}
 
 BUILTINS = set(dir(builtins))
 PY_LANGS = {"", "python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "pycon3",
@@ -122,7 +106,8 @@ def with_prelude(code, ctx, source_imports=None):
     """code with the import lines it needs in front, and the lines added.
 
     Each name code uses without binding is looked up in turn in source_imports (what the
-    example's own source imports), ALIASES, the library's top-level name, and the public names of
+    example's own source imports), the aliases learned from the library's docstrings
+    (ctx["aliases"]), the library's top-level name, and the public names of
     the API's module and of the library (from MOD import NAME). Names found nowhere are left: the
     example then fails with a NameError and is not served.
     """
@@ -134,8 +119,8 @@ def with_prelude(code, ctx, source_imports=None):
         line = None
         if source_imports and n in source_imports:
             line = source_imports[n]
-        elif n in ALIASES:
-            line = ALIASES[n]
+        elif n in ctx.get("aliases", {}):
+            line = ctx["aliases"][n]
         elif n == ctx["top"]:
             line = "import " + n
         elif not n.startswith("_"):
@@ -150,7 +135,7 @@ def with_prelude(code, ctx, source_imports=None):
     return "\n".join(lines) + "\n" + code, lines
 
 
-def context(api_name, obj_module, library):
+def context(api_name, obj_module, library, aliases=None):
     """What with_prelude needs of one API: its library's top-level name and the modules whose
     public names an example may use unimported (the object's module, the API's path, the library)."""
     top = api_name.split(".")[0]
@@ -158,7 +143,7 @@ def context(api_name, obj_module, library):
     for m in (obj_module, api_name.rsplit(".", 1)[0], top):
         if m and m not in mods and m in sys.modules:
             mods.append(m)
-    return {"top": top, "modules": mods, "library": library}
+    return {"top": top, "modules": mods, "library": library, "aliases": aliases or {}}
 
 
 def with_setup(code, setup, ctx, imports, convert):
@@ -204,7 +189,7 @@ def unresolved(code, ctx, imports):
     """The names code uses unbound that neither its source's imports nor the usual aliases
     give (a page's setup binds them before the names of the API's module are tried)."""
     names = unbound_names(code) or []
-    return [n for n in names if not ((imports and n in imports) or n in ALIASES or n == ctx["top"])]
+    return [n for n in names if not ((imports and n in imports) or n in ctx.get("aliases", {}) or n == ctx["top"])]
 
 
 def _resolve_chain(node, env):

@@ -157,12 +157,18 @@ func printDiscoverSummary(w io.Writer, s bundles.Summary, out string) {
 	for _, k := range keys {
 		fmt.Fprintf(w, "  dropped    %-22s %d\n", k, s.Dropped[k])
 	}
-	fmt.Fprintf(w, "candidates   %d (%d new, %d modified; %d extension methods) -> %s\n",
-		s.Candidates, s.New, s.Modified, s.Extensions, out)
+	fmt.Fprintf(w, "candidates   %d (%d new, %d modified; %d extension methods, %d without Python source) -> %s\n",
+		s.Candidates, s.New, s.Modified, s.Extensions, s.Compiled, out)
+	if s.NewBootstrapError != "" {
+		fmt.Fprintf(w, "bootstrap failed (new): %s\n", s.NewBootstrapError)
+	}
+	if s.OldBootstrapError != "" {
+		fmt.Fprintf(w, "bootstrap failed (old): %s\n", s.OldBootstrapError)
+	}
 	for _, f := range s.NewWalkFailures {
-		fmt.Fprintf(w, "walk failure (new) %s: %s\n", f.Module, f.Error)
+		fmt.Fprintf(w, "walk failure (new) %s: %s\n", f.Path(), f.Error)
 	}
 	for _, f := range s.OldWalkFailures {
-		fmt.Fprintf(w, "walk failure (old) %s: %s\n", f.Module, f.Error)
+		fmt.Fprintf(w, "walk failure (old) %s: %s\n", f.Path(), f.Error)
 	}
 }

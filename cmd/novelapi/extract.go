@@ -31,6 +31,9 @@ func newExtractCmd(g *globals) *cobra.Command {
 			"package, --docs) and its installed test suite, in that order, each executed in the sandbox; M as\n" +
 			"docstring-grounded prose with the release-note entry that names the API (or model-written from\n" +
 			"the source with --endpoint); C as the source without docstrings plus same-module helpers.\n" +
+			"An API without Python source (ufuncs, C and Cython classes) gets S from its live signature,\n" +
+			"its docstring's signature line or a .pyi stub, and C marked unavailable with the reason;\n" +
+			"its bundle's provenance.extension says it is no protocol candidate (no_source).\n" +
 			"The output is appended to and resumable; APIs already in it are skipped.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,6 +110,8 @@ func newExtractCmd(g *globals) *cobra.Command {
 	f.IntVar(&cfg.BatchSize, "batch", 0, "APIs per sandbox run (default 20)")
 	f.IntVar(&cfg.Limit, "limit", 0, "extract at most N candidates not yet done (0: all)")
 	f.DurationVar(&cfg.ExampleTimeout, "example-timeout", 0, "timeout of one example (default 60s)")
+	f.BoolVar(&cfg.ProtocolOnly, "protocol-only", false,
+		"extract only the candidates the published protocol lists: no methods, no APIs without Python source")
 	f.BoolVar(&cfg.Strict, "strict", false, "apply every bundle-drop rule of the protocol (no example, no S)")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed candidate lines instead of failing")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")

@@ -29,7 +29,7 @@ type tasksBuildConfig struct {
 	backend                   string
 	maxExamples, workers      int
 	noMedium, noC1, skipBad   bool
-	changeOnly                bool
+	changeOnly, protocolOnly  bool
 	json, rebuild             bool
 	keepWeak, noTestCheck     bool
 	generator                 string        // offline or llm
@@ -83,6 +83,7 @@ references, are recorded in mutant_check.jsonl beside --out, where 'eval run' re
 	f.StringVar(&cfg.backend, "backend", "auto", "sandbox backend: auto, bwrap or docker")
 	f.IntVar(&cfg.maxExamples, "max-examples", 2, "executed examples used per API")
 	f.IntVar(&cfg.workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
+	f.BoolVar(&cfg.protocolOnly, "protocol-only", false, "build tasks only for the bundles the published protocol lists (provenance.extension empty: no methods, no APIs without Python source)")
 	f.BoolVar(&cfg.noMedium, "no-medium", false, "build only easy tasks")
 	f.BoolVar(&cfg.changeOnly, "change-only", false, "drop tasks of signature-modified APIs whose call does not exercise the change (offline generator)")
 	f.BoolVar(&cfg.noC1, "no-c1", false, "skip call records and the C1 filter")
@@ -123,7 +124,7 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 		}
 	}
 	pcfg := construct.PoolConfig{
-		Out: cfg.out, BundlesPath: cfg.bundles, Rebuild: cfg.rebuild, Log: g.log,
+		Out: cfg.out, BundlesPath: cfg.bundles, Rebuild: cfg.rebuild, Log: g.log, ProtocolOnly: cfg.protocolOnly,
 		Build: construct.BuildConfig{
 			Bundles: bs, Env: env, Runner: runner, MaxExamples: cfg.maxExamples, Medium: !cfg.noMedium, ChangeOnly: cfg.changeOnly, OldEnv: oldEnv,
 			Workers: cfg.workers, Progress: progress, Log: g.log,

@@ -109,6 +109,7 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 	f.IntVar(&cfg.Workers, "workers", 0, "concurrent sandbox runs (default: number of CPUs)")
 	f.BoolVar(&cfg.SkipTasks, "skip-tasks", false, "skip tasks, call records and C1")
 	f.StringSliceVar(&cfg.NewIfMovedFrom, "new-if-moved-from", nil, "old namespaces whose APIs do not make a new API old (a novelapi extension; numpy.array_api adds numpy 2's numpy.linalg.matrix_norm, vector_norm, vecdot, cross, outer, matmul, tensordot, diagonal)")
+	f.BoolVar(&cfg.ProtocolOnly, "protocol-only", false, "only the APIs the published protocol lists: no methods of classes, no APIs without Python source (ufuncs, C and Cython classes)")
 	f.BoolVar(&cfg.SkipC1, "skip-c1", false, "build tasks but skip call records and C1 (the longest stage; run novelapi tasks build later)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&noServe, "no-serve", false, "stop after printing the figures")
@@ -148,10 +149,10 @@ func printUp(w io.Writer, s *pipeline.Summary) {
 		libs = append(libs, l)
 	}
 	sort.Strings(libs)
-	fmt.Fprintf(w, "%-8s %-18s %5s %5s %8s %9s %6s %6s\n", "library", "versions", "new", "mod", "bundles", "executed", "tasks", "C1")
+	fmt.Fprintf(w, "%-8s %-18s %5s %5s %6s %8s %9s %6s %6s\n", "library", "versions", "new", "mod", "no-src", "bundles", "executed", "tasks", "C1")
 	for _, l := range libs {
 		x := s.Libraries[l]
-		fmt.Fprintf(w, "%-8s %-18s %5d %5d %8d %9d %6d %6d\n", l, x.OldVersion+" -> "+x.NewVersion, x.New, x.Modified, x.Bundles, x.Executed, x.Tasks, x.C1Passed)
+		fmt.Fprintf(w, "%-8s %-18s %5d %5d %6d %8d %9d %6d %6d\n", l, x.OldVersion+" -> "+x.NewVersion, x.New, x.Modified, x.Compiled, x.Bundles, x.Executed, x.Tasks, x.C1Passed)
 		if x.Skipped != "" {
 			fmt.Fprintf(w, "  %s skipped: %s\n", l, x.Skipped)
 		}

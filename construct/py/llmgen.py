@@ -11,7 +11,7 @@ import io
 import json
 import traceback
 
-from stubs import stubbed
+from stubs import run_bootstrap, stubbed
 
 SCENARIOS = ["basic_1", "basic_2", "changed_input_1", "changed_input_2", "edge_1", "edge_2"]
 
@@ -175,6 +175,7 @@ def build(api_name, module, t):
 def main():
     with open("/job/input.json") as f:
         req = json.load(f)
+    run_bootstrap(req.get("bootstrap"))
     res = []
     for t in req["tasks"]:
         try:

@@ -5,6 +5,17 @@ import importlib
 import sys
 
 
+def run_bootstrap(code):
+    """Run the library's bootstrap (docs/environments.md §8) before anything
+    imports the library; a failure shows later, where the import fails."""
+    if not code:
+        return
+    try:
+        exec(compile(code, "<novelapi bootstrap>", "exec"), {"__name__": "__main__"})
+    except Exception:
+        pass
+
+
 def resolve(api_name):
     """(parent, leaf, object) of api_name, importing its longest module prefix."""
     parts = api_name.split(".")

@@ -15,7 +15,7 @@ import contextlib
 import inspect
 import traceback
 
-from stubs import stubbed
+from stubs import run_bootstrap, stubbed
 
 MAX_ITEMS = 60
 
@@ -448,6 +448,7 @@ def call_shape(call, ns):
 def main():
     with open("/job/input.json") as f:
         req = json.load(f)
+    run_bootstrap(req.get("bootstrap"))
     out = []
     for api in req["apis"]:
         for i, code in enumerate(api["examples"]):

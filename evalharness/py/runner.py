@@ -1455,6 +1455,11 @@ def judge_main():
     if pub.get("randomize_seeds"):
         setup = randomise(setup)
         code = randomise(code) if parseable(code) else code
+    if pub.get("bootstrap"):
+        try:
+            exec(compile(pub["bootstrap"], "<novelapi bootstrap>", "exec", dont_inherit=True), {"__name__": "__main__"})
+        except BaseException:
+            pass  # the setup runs it again and reports the failure
     for m in pub.get("preimport") or []:
         try:
             importlib.import_module(m)
