@@ -5,6 +5,7 @@
 package pyversion
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -250,4 +251,242 @@ func CompareStrings(a, b string) int {
 		return -1
 	}
 	return strings.Compare(a, b)
+}
+
+// A Specifier is a PEP 440 version specifier set (">=1.26,<2.5",
+// "~=2.1, !=2.3", "==2.2.*"): a version is in the set when it satisfies
+// every clause. The zero Specifier contains every version. Specifiers are
+// what a project's requirements say (docs/projects.md); unlike
+// [ParseSpecifier], X-ranges ("2.x") are not PEP 440 and are refused.
+type Specifier struct {
+	text    string
+	clauses []clause
+}
+
+// A clause is one comparison of a [Specifier].
+type clause struct {
+	op     string // "~=", "==", "!=", "<=", ">=", "<", ">", "==="
+	v      Version
+	raw    string // the version as written, for "===" and messages
+	prefix bool   // "==V.*" or "!=V.*"
+}
+
+// A SpecifierError reports a specifier set that is not PEP 440.
+type SpecifierError struct {
+	Specifier string // the whole set as written
+	Clause    string // the clause that does not parse
+	Reason    string
+}
+
+func (e *SpecifierError) Error() string {
+	return fmt.Sprintf("version specifier %q: clause %q %s", e.Specifier, e.Clause, e.Reason)
+}
+
+// ParseSpecifierSet parses a comma-separated PEP 440 specifier set ("" is
+// the set of every version). Each clause is an operator (~=, ==, !=, <=,
+// >=, <, >, ===) and a version; "==" and "!=" also take a prefix "V.*". A
+// clause that is not PEP 440 is a *[SpecifierError] naming it.
+func ParseSpecifierSet(s string) (Specifier, error) {
+	sp := Specifier{text: strings.TrimSpace(s)}
+	for raw := range strings.SplitSeq(s, ",") {
+		c := strings.TrimSpace(raw)
+		if c == "" {
+			if strings.TrimSpace(s) != "" {
+				return Specifier{}, &SpecifierError{Specifier: s, Clause: raw, Reason: "is empty"}
+			}
+			continue
+		}
+		fail := func(reason string) (Specifier, error) {
+			return Specifier{}, &SpecifierError{Specifier: s, Clause: c, Reason: reason}
+		}
+		var cl clause
+		for _, o := range []string{"~=", "===", "==", "!=", ">=", "<=", ">", "<"} {
+			if strings.HasPrefix(c, o) {
+				cl.op = o
+				break
+			}
+		}
+		if cl.op == "" {
+			return fail("has no comparison operator (~=, ==, !=, <=, >=, <, >, ===)")
+		}
+		cl.raw = strings.TrimSpace(c[len(cl.op):])
+		ver := cl.raw
+		if cl.op == "===" {
+			cl.v, _ = Parse(ver)
+			sp.clauses = append(sp.clauses, cl)
+			continue
+		}
+		if strings.HasSuffix(ver, ".*") {
+			if cl.op != "==" && cl.op != "!=" {
+				return fail("uses a prefix match (.*), which only == and != take")
+			}
+			cl.prefix, ver = true, strings.TrimSuffix(ver, ".*")
+		}
+		v, ok := Parse(ver)
+		if !ok {
+			return fail("is not a PEP 440 version")
+		}
+		if cl.prefix && (!v.Final() || v.IsPost()) {
+			return fail("is a prefix match of a pre, post or dev release")
+		}
+		if cl.op == "~=" && len(v.release) < 2 {
+			return fail("needs at least two release numbers (~=2.1, not ~=2)")
+		}
+		cl.v = v
+		sp.clauses = append(sp.clauses, cl)
+	}
+	return sp, nil
+}
+
+// String returns the set as it was written.
+func (s Specifier) String() string { return s.text }
+
+// Contains reports whether v satisfies every clause of s, with PEP 440's
+// rules: "==2.2" is 2.2.0 and not 2.2.4 (a prefix is "==2.2.*"); "<V"
+// excludes pre-releases of V and ">V" post-releases of V unless V is one;
+// local labels are ignored. Whether pre-releases are wanted at all is the
+// caller's choice (they are in the set when a clause allows them).
+func (s Specifier) Contains(v Version) bool {
+	for _, c := range s.clauses {
+		if !c.contains(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c clause) contains(v Version) bool {
+	switch c.op {
+	case "===":
+		return strings.EqualFold(strings.TrimSpace(v.raw), c.raw)
+	case "==":
+		if c.prefix {
+			return v.HasPrefix(c.v.release)
+		}
+		return v.Compare(c.v) == 0
+	case "!=":
+		if c.prefix {
+			return !v.HasPrefix(c.v.release)
+		}
+		return v.Compare(c.v) != 0
+	case ">=":
+		return v.Compare(c.v) >= 0
+	case "<=":
+		return v.Compare(c.v) <= 0
+	case "<":
+		if v.Compare(c.v) >= 0 {
+			return false
+		}
+		// 2.0rc1 is below 2.0 but "<2.0" does not mean it.
+		return c.v.pre > 0 || c.v.dev >= 0 || !(!v.Final() && cmpRelease(v.release, c.v.release) == 0)
+	case ">":
+		if v.Compare(c.v) <= 0 {
+			return false
+		}
+		// 2.0.post1 is above 2.0 but ">2.0" does not mean it.
+		return c.v.IsPost() || !(v.IsPost() && cmpRelease(v.release, c.v.release) == 0)
+	case "~=":
+		return v.Compare(c.v) >= 0 && v.HasPrefix(c.v.release[:len(c.v.release)-1])
+	}
+	return false
+}
+
+// Pin returns the version of a set that is one exact clause ("==2.2.4",
+// "===2.2.4"); ok is false for anything else, a prefix match included.
+func (s Specifier) Pin() (v Version, ok bool) {
+	if len(s.clauses) != 1 {
+		return v, false
+	}
+	c := s.clauses[0]
+	if (c.op != "==" && c.op != "===") || c.prefix {
+		return v, false
+	}
+	if c.op == "===" {
+		return Parse(c.raw)
+	}
+	return c.v, true
+}
+
+// Anchor returns the version a set is closest to when no version it
+// contains is at hand: its pin or highest lower bound (==, ===, ~=, >=, >,
+// a prefix), else its lowest upper bound (<, <=). ok is false when the set
+// names neither ("" or only != clauses).
+func (s Specifier) Anchor() (v Version, ok bool) {
+	for _, c := range s.clauses {
+		switch {
+		case c.op == "==" || c.op == "===" || c.op == "~=" || c.op == ">=" || c.op == ">":
+			if !ok || c.v.Compare(v) > 0 {
+				v, ok = c.v, true
+			}
+		}
+	}
+	if ok {
+		return v, true
+	}
+	for _, c := range s.clauses {
+		if c.op == "<" || c.op == "<=" {
+			if !ok || c.v.Compare(v) < 0 {
+				v, ok = c.v, true
+			}
+		}
+	}
+	return v, ok
+}
+
+// Nearest returns the version of among closest to target: of the highest
+// version below it and the lowest above it (itself when among has it), the
+// one sharing the longer release prefix with target, then the one whose
+// first differing release number is closer, then the lower one, since an
+// API is more likely still there in a later release than already there in
+// an earlier one (2.2.4 for 2.3.1 among 1.24.2, 2.2.4 and 2.4.6; 2.4.6 for
+// 3.0). ok is false when among is empty.
+func Nearest(target Version, among []Version) (best Version, ok bool) {
+	var below, above *Version
+	for i := range among {
+		v := &among[i]
+		switch c := v.Compare(target); {
+		case c == 0:
+			return *v, true
+		case c < 0 && (below == nil || v.Compare(*below) > 0):
+			below = v
+		case c > 0 && (above == nil || v.Compare(*above) < 0):
+			above = v
+		}
+	}
+	switch {
+	case below == nil && above == nil:
+		return best, false
+	case below == nil:
+		return *above, true
+	case above == nil:
+		return *below, true
+	}
+	common := func(v Version) (n, diff int) {
+		for i := range max(len(v.release), len(target.release)) {
+			var x, y int
+			if i < len(v.release) {
+				x = v.release[i]
+			}
+			if i < len(target.release) {
+				y = target.release[i]
+			}
+			if x != y {
+				return i, abs(x - y)
+			}
+		}
+		return max(len(v.release), len(target.release)), 0
+	}
+	nb, db := common(*below)
+	na, da := common(*above)
+	if na > nb || na == nb && da < db {
+		return *above, true
+	}
+	return *below, true
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
