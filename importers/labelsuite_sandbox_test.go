@@ -120,9 +120,12 @@ func TestLabelMutationSuite_Arena(t *testing.T) {
 	if rep.ReferencesPassed < len(tasks)*3/4 {
 		t.Errorf("only %d of %d references pass", rep.ReferencesPassed, len(tasks))
 	}
-	// Reference verdicts with the spy on and off are reported (WriteReport),
-	// not asserted: cua_re.compile_add-output-data_type_update-0_prog_syn-0
-	// passes only with the spy off (docs/mutants.md §6).
+	// Reference verdicts with the spy on and off are reported (WriteReport)
+	// and must agree (TestEvalRun_ArenaRegexPattern has the one case that
+	// differed).
+	for _, id := range rep.SpyDiffers {
+		t.Errorf("%s: the reference's verdict differs between spy on and spy off", id)
+	}
 	for _, want := range pool.Labels {
 		a, n := rep.Agreement(evalharness.TaxonomyRuntime, want)
 		if n == 0 {
@@ -132,5 +135,42 @@ func TestLabelMutationSuite_Arena(t *testing.T) {
 		if float64(a) < 0.9*float64(n) {
 			t.Errorf("%s: runtime taxonomy agrees on %d of %d (< 90%%)", want, a, n)
 		}
+	}
+}
+
+// The reference of CodeUpdateArena's re.compile update returns a dict
+// holding a re.Pattern and a re.RegexFlag. With the spy on, re is a package
+// whose classes cross to the judge as data, but a Pattern's pickle calls
+// re._compile, which the judge's allow-list refuses; the whole dict then
+// crossed as a handle and the test's isinstance(result, dict) failed, while
+// with the spy off (re not admitted) the Pattern crossed as a handle inside
+// a real dict. Now the refused part alone crosses as a handle: the
+// reference passes with the spy on and off.
+func TestEvalRun_ArenaRegexPattern(t *testing.T) {
+	bwrapOnly(t)
+	tasks, expected := arenaSuitePool(t, true)
+	const id = "cua_re.compile_add-output-data_type_update-0_prog_syn-0"
+	i := slices.IndexFunc(tasks, func(tk *pool.Task) bool { return tk.TaskID == id })
+	if i < 0 {
+		t.Fatalf("%s not in the imported pool", id)
+	}
+	env := sandboxtest.Env(t, "trixie-sci")
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		task *pool.Task
+	}{{"SpyOn", tasks[i]}, {"SpyOff", evalharness.SpyOff(tasks[i])}} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := h.Evaluate(t.Context(), tt.task, expected[id], tt.task.MaskedRegion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed || (tt.name == "SpyOn" && v.SpyCalls == 0) {
+				t.Errorf("passed %v status %s spy calls %d: %s", v.Passed, v.Status, v.SpyCalls, v.Error)
+			}
+		})
 	}
 }

@@ -335,14 +335,21 @@ class Encoder(pickle._Pickler):
     registers an object that cannot cross as data and returns its id;
     spies maps id(spy) to the target path it watches. (The pure-Python
     pickler: it lets persistent_id tell a reduction's function, which
-    must stay a global, from a function that is a value.)"""
+    must stay a global, from a function that is a value.)
 
-    def __init__(self, f, codec, handle, spies):
+    With parts set, each object of a library class is first pickled alone
+    and decoded as the judge would; one the allow-list refuses (a re.Pattern,
+    whose pickle calls re._compile) crosses as a handle, and the value around
+    it as data. Without it such an object makes the whole pickle refused."""
+
+    def __init__(self, f, codec, handle, spies, parts=False, top=None):
         super().__init__(f, protocol=4)
         self._codec = codec
         self._handle = handle
         self._spies = spies
         self._rfunc = None
+        self._parts = parts
+        self._top = top
 
     def save_reduce(self, func, args, *rest, **kw):
         prev, self._rfunc = self._rfunc, func
@@ -381,6 +388,8 @@ class Encoder(pickle._Pickler):
         lib = (mod.split(".")[0] in self._codec.tops or (mod, getattr(t, "__qualname__", "")) in _STDLIB_CLASSES) \
             and not _denied(mod)
         if lib and (_library_type(t) or _numpy_dtype_class(t)):
+            if self._parts and obj is not self._top and not self._admitted(obj):
+                return ("h", self._handle(obj), _tname(t))
             return None
         if tuple in t.__mro__:
             fields = getattr(t, "_fields", None)
@@ -396,6 +405,17 @@ class Encoder(pickle._Pickler):
             # A completion's subclass of ndarray crosses as its data.
             return ("plain", nd.ndarray.view(obj, nd.ndarray))
         return ("h", self._handle(obj), _tname(t))
+
+    def _admitted(self, obj):
+        # Whether obj alone, its own parts judged the same way, pickles
+        # into something the judge's decoder accepts.
+        try:
+            f = io.BytesIO()
+            Encoder(f, self._codec, self._handle, self._spies, True, obj).dump(obj)
+            decode(f.getvalue(), self._codec, _no_pid)
+            return True
+        except BaseException:
+            return False
 
     def _ref(self, obj):
         mod = getattr(obj, "__module__", None)
@@ -441,11 +461,15 @@ def _tname(t):
     return (mod + "." + name)[:200]
 
 
-def encode(value, codec, handle, spies):
-    """The pickle of value for the judge (bytes)."""
+def encode(value, codec, handle, spies, parts=False):
+    """The pickle of value for the judge (bytes). parts: see Encoder."""
     f = io.BytesIO()
-    Encoder(f, codec, handle, spies).dump(value)
+    Encoder(f, codec, handle, spies, parts).dump(value)
     return f.getvalue()
+
+
+def _no_pid(pid):
+    return None
 
 
 class _Pid(pickle.Pickler):
