@@ -143,6 +143,43 @@ func writeResults(path string, results []pool.TaskResult) error {
 	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
+// A NothingJudgedError reports a run in which no predicted task could be
+// judged: every one hit an infrastructure error (docs/sandbox.md §2), so
+// the run's scores mean nothing. Scripts and agents must see it fail.
+type NothingJudgedError struct {
+	Dir        string // the run directory; a rerun into it retries the tasks
+	Tasks      int    // the predicted tasks, all infrastructure errors
+	FirstTask  string // the first of them in results.jsonl ("" if unreadable)
+	FirstError string // its error
+}
+
+func (e *NothingJudgedError) Error() string {
+	first := ""
+	if e.FirstTask != "" {
+		first = fmt.Sprintf("; %s: %s", e.FirstTask, e.FirstError)
+	}
+	return fmt.Sprintf("no task could be judged: all %d predicted tasks hit infrastructure errors%s (a rerun into %s retries them)", e.Tasks, first, e.Dir)
+}
+
+// NothingJudged returns a *NothingJudgedError when the run in dir, whose
+// summary is s, judged no predicted task and had infrastructure errors,
+// with the first error read from dir's results.jsonl; nil otherwise.
+func NothingJudged(dir string, s Summary) error {
+	if s.Judged() > 0 || len(s.InfraErrors) == 0 {
+		return nil
+	}
+	e := &NothingJudgedError{Dir: dir, Tasks: len(s.InfraErrors)}
+	if rs, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile)); err == nil {
+		for _, r := range rs {
+			if r.InfraError() {
+				e.FirstTask, e.FirstError = r.TaskID, r.Error
+				break
+			}
+		}
+	}
+	return e
+}
+
 // ReadSummary reads dir/summary.json.
 func ReadSummary(dir string) (Summary, error) {
 	var s Summary

@@ -68,7 +68,7 @@ const MaxInlinePredictions = 5000
 func (s *Server) evaluateTool() mcp.Tool {
 	openWorld := s.cfg.Eval.Generate != nil
 	return mcp.NewTool("evaluate",
-		mcp.WithDescription(`Evaluate completions on the novel-API task pool in sandboxes, exactly as NovelAPIBench does: each completion is run with the task's test and a spy on the target API, and scored pass/fail with a failure label. Give predictions inline ([{"task_id": "...", "samples": ["<completion>"]}]) or by path (predictions.jsonl), or set use_model to have the server's configured model endpoint generate them. Filter the pool by library, condition and limit. Sends progress notifications, can be cancelled (completed results are kept; the same call resumes), and returns pass@1, exec@1, failure-label counts and the path of the report. Slow: seconds per task.`),
+		mcp.WithDescription(`Evaluate completions on the novel-API task pool in sandboxes, exactly as NovelAPIBench does: each completion is run with the task's test and a spy on the target API, and scored pass/fail with a failure label (an error result, with nothing_judged set, when no task could be judged because every one hit an infrastructure error). Give predictions inline ([{"task_id": "...", "samples": ["<completion>"]}]) or by path (predictions.jsonl), or set use_model to have the server's configured model endpoint generate them. Filter the pool by library, condition and limit. Sends progress notifications, can be cancelled (completed results are kept; the same call resumes), and returns pass@1, exec@1, failure-label counts and the path of the report. Slow: seconds per task.`),
 		mcp.WithArray("predictions", mcp.Description(`Inline predictions: objects {"task_id", "samples": [completion, ...]} (or "completion": "..." for one sample). At most 5000.`),
 			mcp.Items(map[string]any{"type": "object"})),
 		mcp.WithString("predictions_path", mcp.Description(`Path of a predictions.jsonl file on the server's machine, under its data, runs or task directory (or a directory the server allows with --allow-path).`)),
@@ -97,6 +97,11 @@ type evalOut struct {
 	// TestCheck reports the check of the evaluated tasks' tests
 	// (docs/mutants.md §3): flagged tasks' verdicts cannot be trusted.
 	TestCheck *evalharness.PoolCheck `json:"test_check"`
+	// NothingJudged is set, and the result is an error result, when no
+	// evaluated task could be judged (every one an infrastructure error):
+	// the summary's rates are then over no task and mean nothing. It says
+	// why, naming the first failed task ('eval run' exits non-zero then).
+	NothingJudged string `json:"nothing_judged,omitempty"`
 }
 
 type evalReq struct {
@@ -362,6 +367,10 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 		out.ReportMD, out.ReportHTML = filepath.Join(dir, pool.ReportMDFile), filepath.Join(dir, pool.ReportHTML)
 	}
 	var sb strings.Builder
+	if err := evalharness.NothingJudged(dir, summary); err != nil {
+		out.NothingJudged = err.Error()
+		fmt.Fprintf(&sb, "evaluate: %v. The scores below are over no task.\n", err)
+	}
 	pc.WriteReport(&sb, 50)
 	fmt.Fprintf(&sb, "Evaluated %d tasks: pass@1 %.1f%% (%d/%d), exec@1 %.1f%%.\n", summary.N, 100*summary.PassAt1, summary.Passed, summary.N, 100*summary.ExecAt1)
 	if len(summary.Labels) > 0 {
@@ -375,7 +384,9 @@ func (s *Server) handleEvaluate(ctx context.Context, req mcp.CallToolRequest) (*
 	if out.ReportMD != "" {
 		fmt.Fprintf(&sb, "Report: %s (and %s)\n", out.ReportMD, out.ReportHTML)
 	}
-	return mcp.NewToolResultStructured(out, sb.String()), nil
+	result := mcp.NewToolResultStructured(out, sb.String())
+	result.IsError = out.NothingJudged != ""
+	return result, nil
 }
 
 // progressEvaluator counts evaluated samples and reports them as MCP

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +176,60 @@ func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
 	defer mu.Unlock()
 	if len(progress) < 2 || progress[len(progress)-1] != 2 {
 		t.Errorf("progress notifications: %v, want ... 2", progress)
+	}
+}
+
+// evaluate over the real sandbox when no task can be judged (the tasks'
+// environment is absent, as for a pool whose environment was never
+// built): an error result whose nothing_judged says why and names the
+// first task, with the run's summary beside it; 'eval run' exits non-zero
+// for the same run.
+func TestEvaluate_SandboxNothingJudged(t *testing.T) {
+	r := sandboxtest.Runner(t)
+	dir := t.TempDir()
+	tasks, expected := filepath.Join(dir, "tasks.jsonl"), filepath.Join(dir, "expected_calls.jsonl")
+	for from, to := range map[string]string{evalTasks: tasks, evalExpected: expected} {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness := func(context.Context) (*evalharness.Harness, error) {
+		return evalharness.New(evalharness.Config{Runner: r, Log: quietLog(),
+			Envs: func(lib string) (*sandbox.Environment, error) {
+				return nil, errors.New("environment novelapi-test-never-built for " + lib + " is not built")
+			}})
+	}
+	c := inProcess(t, newServer(t, mcpserver.Config{Harness: harness,
+		Eval: mcpserver.EvalConfig{TasksPath: tasks, ExpectedPath: expected, RunsDir: t.TempDir(), Workers: 2}}))
+	all, err := pool.LoadTasks(evalTasks, pool.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var preds []any
+	for _, tk := range all {
+		if tk.Library == "numpy" && len(preds) < 2 {
+			preds = append(preds, map[string]any{"task_id": tk.TaskID, "completion": tk.MaskedRegion})
+		}
+	}
+	res := call(t, c, "evaluate", map[string]any{"predictions": preds, "library": "numpy"})
+	var out struct {
+		NothingJudged string `json:"nothing_judged"`
+		Summary       struct {
+			N           int      `json:"n_tasks"`
+			InfraErrors []string `json:"infra_errors"`
+		} `json:"summary"`
+	}
+	structured(t, res, &out)
+	txt := text(res)
+	if !res.IsError || !strings.Contains(out.NothingJudged, "no task could be judged: all 2 predicted tasks hit infrastructure errors") ||
+		!strings.Contains(out.NothingJudged, "novelapi-test-never-built") || !strings.HasPrefix(txt, "evaluate: no task could be judged") {
+		t.Errorf("evaluate with no task judged: error %v, nothing_judged %q\n%s", res.IsError, out.NothingJudged, txt)
+	}
+	if out.Summary.N != 0 || len(out.Summary.InfraErrors) != 2 {
+		t.Errorf("summary: N %d, infra errors %v; want 0 and both tasks", out.Summary.N, out.Summary.InfraErrors)
 	}
 }

@@ -189,26 +189,10 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err := printSummary(g.stdout, out, s, cfg.json); err != nil {
 		return err
 	}
-	return nothingJudged(out, s)
-}
-
-// nothingJudged is the error of a run in which no predicted task could be
-// judged (every one an infrastructure error), naming the first error, or
-// nil: such a run's scores mean nothing, and scripts must see it fail.
-func nothingJudged(dir string, s evalharness.Summary) error {
-	if s.Judged() > 0 || len(s.InfraErrors) == 0 {
-		return nil
+	if err := evalharness.NothingJudged(out, s); err != nil {
+		return fmt.Errorf("eval run: %w", err)
 	}
-	first := ""
-	if rs, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile)); err == nil {
-		for _, r := range rs {
-			if r.InfraError() {
-				first = fmt.Sprintf("; %s: %s", r.TaskID, r.Error)
-				break
-			}
-		}
-	}
-	return fmt.Errorf("eval run: no task could be judged: all %d predicted tasks hit infrastructure errors%s (a rerun into %s retries them)", len(s.InfraErrors), first, dir)
+	return nil
 }
 
 // newRunner returns the sandbox backend named by --backend.
