@@ -314,6 +314,10 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	// request chose it, without [versionChoice.Note]'s parentheses.
 	match := vc.Match
 	switch {
+	case vc.From != "" && vc.Match == MatchApproximate:
+		match = "APPROXIMATE: the version the project's " + vc.From + " declares is not indexed"
+	case vc.From != "" && vc.Match != MatchFallback:
+		match = vc.Match + " match for the project's " + vc.From
 	case vc.Match == MatchExact && vc.Requested == ver:
 		match = "exact match"
 	case vc.Match == MatchExact || vc.Match == MatchRange:

@@ -12,6 +12,7 @@ import (
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/pyversion"
+	"github.com/novelapi/novelapi/project"
 )
 
 var getParams = []param{
@@ -20,6 +21,7 @@ var getParams = []param{
 	{name: "version", kind: "string", aliases: searchParams[2].aliases},
 	{name: "library", kind: "string", aliases: searchParams[1].aliases},
 	{name: "max_tokens", kind: "integer", aliases: searchParams[5].aliases},
+	projectParam,
 }
 
 // DefaultGetMaxTokens is get_api's budget: larger than search's, since the
@@ -35,6 +37,7 @@ func getTool() mcp.Tool {
 		mcp.WithString("version", mcp.Description(`Library version you target (exact, prefix, "2.x" or PEP 440 specifier). Omit for the latest indexed. If unavailable the answer says so, lists the available versions and labels what it serves as FALLBACK.`)),
 		mcp.WithString("library", mcp.Description(`Optional library name, to resolve a bare leaf name ("unstack" with library "numpy").`)),
 		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget (characters/4). Default %d; clamped to %d–%d.", DefaultGetMaxTokens, MinMaxTokens, MaxMaxTokens))),
+		mcp.WithString("project", mcp.Description(projectDescription)),
 		annotate("Get one novel API", true, false, true, false),
 	)
 }
@@ -80,6 +83,14 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err)
 	}
+	projectDir, err := a.str("project", 4096)
+	if err != nil {
+		return toolError(err)
+	}
+	proj, err := s.readProject("get_api", projectDir)
+	if err != nil {
+		return toolError(err)
+	}
 	list, err := a.strs("components", 16)
 	if err != nil {
 		return toolError(err)
@@ -118,12 +129,15 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return mcp.NewToolResultError(msg), nil
 	}
 
-	b, vc, note := atVersion(st, cat, b, version)
+	b, vc, note := atVersion(st, cat, b, version, proj)
 	if note != "" {
 		notes = append(notes, note)
-	} else if vc.Match == MatchFallback {
+	} else if vc.Match == MatchFallback || vc.From != "" {
 		notes = append(notes, vc.Note())
+	} else if proj != nil && version == "" {
+		notes = append(notes, fmt.Sprintf("the project %s does not declare %s (read: %s); the latest indexed version is served", proj.Dir, b.Library, filesRead(proj)))
 	}
+	notes = append(notes, projectNotes(proj, cat, []string{b.Library})...)
 	out := getOut{APIName: b.APIName, ResolvedVia: via, Library: b.Library, Version: vc, Novelty: novelty(b),
 		ImportPaths: b.Names(), Instances: b.PublicInstances(), Handle: handleOf(b), Provenance: provenanceOf(b)}
 	if b.IsModified {
@@ -327,8 +341,8 @@ func notFound(tool string, cat *catalog, name, library string) string {
 // the bundle to serve and the choice. When the chosen library version lacks
 // this API (it is newer), the API's own latest version is served as a
 // labelled fallback and note explains it.
-func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string) (*bundles.Bundle, versionChoice, string) {
-	vc := resolveVersion(version, cat.versions(b.Library))
+func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string, proj *project.Project) (*bundles.Bundle, versionChoice, string) {
+	vc := chooseVersion(cat, b.Library, version, proj)
 	if vc.Served == bundleVersion(b) {
 		return b, vc, ""
 	}
@@ -342,5 +356,5 @@ func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string) (*bund
 	}
 	note := oneLine(fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
 		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", ")))
-	return b, versionChoice{Requested: vc.Requested, Served: bundleVersion(b), Match: MatchFallback, Available: mine}, note
+	return b, versionChoice{Requested: vc.Requested, Served: bundleVersion(b), Match: MatchFallback, Available: mine, From: vc.From, Declared: vc.Declared}, note
 }

@@ -58,7 +58,7 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if b == nil {
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, msg)
 	}
-	b, vc, note := atVersion(st, cat, b, version)
+	b, vc, note := atVersion(st, cat, b, version, nil)
 	var intro string
 	if note != "" {
 		intro = "NOTE: " + oneLine(note) + "\n"

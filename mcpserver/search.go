@@ -14,6 +14,7 @@ import (
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/index"
+	"github.com/novelapi/novelapi/project"
 )
 
 var searchParams = []param{
@@ -23,6 +24,7 @@ var searchParams = []param{
 	{name: "components", kind: "strings", aliases: []string{"component", "parts", "part", "sections", "include", "fields", "kinds"}},
 	{name: "k", kind: "integer", aliases: []string{"limit", "top_k", "topK", "n", "count", "max_results", "maxResults", "num_results", "results"}},
 	{name: "max_tokens", kind: "integer", aliases: []string{"tokens", "maxTokens", "token_budget", "tokenBudget", "budget"}},
+	projectParam,
 }
 
 func searchTool() mcp.Tool {
@@ -42,17 +44,20 @@ Default components: S and E. Output fits a token budget (max_tokens, default 400
 			mcp.WithStringEnumItems([]string{"S", "S_name", "S_param", "E", "M", "C", "Full"})),
 		mcp.WithInteger("k", mcp.Description(fmt.Sprintf("Number of APIs to return, 1–%d; default %d (also used for 0 or less; larger values are clamped to %d).", MaxK, DefaultK, MaxK))),
 		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget for the whole answer (characters/4). Default %d; values outside %d–%d are clamped, never rejected.", DefaultMaxTokens, MinMaxTokens, MaxMaxTokens))),
+		mcp.WithString("project", mcp.Description(projectDescription)),
 		annotate("Search novel Python APIs", true, false, true, false),
 	)
 }
 
 // searchItem is one served API in the structured manifest.
 type searchItem struct {
-	Rank       int     `json:"rank"`
-	APIName    string  `json:"api_name"`
-	Library    string  `json:"library"`
-	Version    string  `json:"version"`
-	Match      string  `json:"match"`
+	Rank    int    `json:"rank"`
+	APIName string `json:"api_name"`
+	Library string `json:"library"`
+	Version string `json:"version"`
+	Match   string `json:"match"`
+	// From names the project file and line the version came from.
+	From       string  `json:"from,omitempty"`
 	Handle     string  `json:"handle"`
 	Score      float64 `json:"score"`
 	Components string  `json:"components"` // what was included, e.g. "S+E"
@@ -72,24 +77,29 @@ type omittedItem struct {
 // searchOut is search_apis' structuredContent: the manifest of the answer.
 // The text content carries the documentation itself.
 type searchOut struct {
-	Query       string         `json:"query"`
-	Library     string         `json:"library,omitempty"`
-	Version     *versionChoice `json:"version,omitempty"`
-	Components  string         `json:"components"`
-	MaxTokens   int            `json:"max_tokens"`
-	Tokens      int            `json:"tokens"` // estimate of the whole answer, text plus this manifest
-	Estimator   string         `json:"estimator"`
-	Notes       []string       `json:"notes,omitempty"`
-	Results     []searchItem   `json:"results"`
-	Omitted     []omittedItem  `json:"omitted,omitempty"`      // listed by handle
-	OmittedMore int            `json:"omitted_more,omitempty"` // further results left out and not listed
-	Suggestions []string       `json:"suggestions,omitempty"`  // near-miss names (no hit, or a name no API has)
-	Neighbours  []string       `json:"neighbours,omitempty"`   // vector-only neighbours (no hit)
+	Query   string         `json:"query"`
+	Library string         `json:"library,omitempty"`
+	Version *versionChoice `json:"version,omitempty"`
+	// Project is the agent's project directory the versions came from
+	// (the project argument or serve --project), "" when none.
+	Project     string        `json:"project,omitempty"`
+	Components  string        `json:"components"`
+	MaxTokens   int           `json:"max_tokens"`
+	Tokens      int           `json:"tokens"` // estimate of the whole answer, text plus this manifest
+	Estimator   string        `json:"estimator"`
+	Notes       []string      `json:"notes,omitempty"`
+	Results     []searchItem  `json:"results"`
+	Omitted     []omittedItem `json:"omitted,omitempty"`      // listed by handle
+	OmittedMore int           `json:"omitted_more,omitempty"` // further results left out and not listed
+	Suggestions []string      `json:"suggestions,omitempty"`  // near-miss names (no hit, or a name no API has)
+	Neighbours  []string      `json:"neighbours,omitempty"`   // vector-only neighbours (no hit)
 }
 
 // searchReq is search_apis' bound arguments.
 type searchReq struct {
 	query, library, version string
+	project                 string // the project argument
+	proj                    *project.Project
 	comps                   bundles.Components
 	k, maxTokens            int
 	notes                   []string
@@ -115,6 +125,9 @@ func parseSearch(raw map[string]any) (searchReq, error) {
 		return r, err
 	}
 	if err := checkVersion("search_apis", r.version); err != nil {
+		return r, err
+	}
+	if r.project, err = a.str("project", 4096); err != nil {
 		return r, err
 	}
 	list, err := a.strs("components", 16)
@@ -153,6 +166,9 @@ func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if err != nil {
 		return toolError(err)
 	}
+	if r.proj, err = s.readProject("search_apis", r.project); err != nil {
+		return toolError(err)
+	}
 	st, cat, res := s.storeResult(ctx)
 	if res != nil {
 		return res, nil
@@ -176,7 +192,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			}
 			return mcp.NewToolResultError(msg), nil
 		}
-		vc := resolveVersion(r.version, cat.versions(lib))
+		vc := chooseVersion(cat, lib, r.version, r.proj)
 		choices[lib] = vc
 		out.Library, out.Version = lib, &vc
 		q.Library, q.Version = lib, vc.Served
@@ -215,7 +231,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		}
 		vc, ok := choices[h.Library]
 		if !ok {
-			vc = resolveVersion(r.version, cat.versions(h.Library))
+			vc = chooseVersion(cat, h.Library, r.version, r.proj)
 			choices[h.Library] = vc
 		}
 		if h.Version != vc.Served || seen[h.APIName] {
@@ -231,18 +247,35 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			break
 		}
 	}
-	if r.library == "" && r.version != "" {
+	if r.proj != nil {
+		out.Project = r.proj.Dir
+	}
+	if r.library == "" && (r.version != "" || r.proj != nil) {
+		// The libraries of the answer whose version was not simply the
+		// latest: a fallback, or one the project declares.
+		served := map[string]bool{}
+		for _, it := range items {
+			served[it.b.Library] = true
+		}
 		var fb []string
 		for lib, vc := range choices {
-			if vc.Match == MatchFallback {
+			if vc.Match == MatchFallback || vc.From != "" && (served[lib] || vc.Match == MatchApproximate) {
 				fb = append(fb, lib+": "+vc.Note())
 			}
 		}
 		slices.Sort(fb)
 		out.Notes = append(out.Notes, fb...)
-	} else if out.Version != nil && out.Version.Match == MatchFallback {
+	} else if out.Version != nil && (out.Version.Match == MatchFallback || out.Version.From != "") {
 		out.Notes = append(out.Notes, out.Library+": "+out.Version.Note())
+	} else if out.Version != nil && r.proj != nil && r.version == "" {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: the project %s does not declare it (read: %s); the latest indexed version is served",
+			out.Library, r.proj.Dir, filesRead(r.proj)))
 	}
+	var libs []string
+	if out.Library != "" {
+		libs = []string{out.Library}
+	}
+	out.Notes = append(out.Notes, projectNotes(r.proj, cat, libs)...)
 
 	if len(items) == 0 {
 		return s.noHits(cat, r, out, neighbours), nil
@@ -280,7 +313,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		for _, i := range p.included {
 			it := items[i]
 			si := searchItem{Rank: i + 1, APIName: it.b.APIName, Library: it.b.Library, Version: bundleVersion(it.b),
-				Match: it.vc.Match, Handle: handleOf(it.b), Score: round3(it.hit.Score),
+				Match: it.vc.Match, From: it.vc.From, Handle: handleOf(it.b), Score: round3(it.hit.Score),
 				Components: codes(p.partsShown[i]), Truncated: p.truncated[i], Instances: it.b.PublicInstances()}
 			si.Missing = strings.Join(missingParts(it.b, r.comps, it.parts), "+")
 			out.Results = append(out.Results, si)

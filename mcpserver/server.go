@@ -86,6 +86,11 @@ type Config struct {
 	// refused with a tool error, so that a client of an HTTP server cannot
 	// read the server's files. nil means only the directories above.
 	ReadRoots []string
+	// Project is the agent's project directory whose declared versions
+	// search_apis and get_api serve when a call names no project and no
+	// version (docs/projects.md); "" means none. A project argument may
+	// name it or a directory under it or under ReadRoots.
+	Project string
 	// CheckConcurrency bounds concurrent check_code sandbox runs; 0 means
 	// DefaultCheckLimit. Further calls wait their turn (or their ctx).
 	CheckConcurrency int

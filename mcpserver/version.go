@@ -23,11 +23,31 @@ type versionChoice struct {
 	Served    string   `json:"served"`    // the version whose bundles are served; "" when the library has unversioned bundles only
 	Match     string   `json:"match"`     // MatchExact, MatchRange, MatchLatest or MatchFallback
 	Available []string `json:"available"`
+	// From, Declared and Reason are set when the version came from the
+	// agent's project (docs/projects.md): the files and lines that declare
+	// it ("requirements.txt:3"), the declarations as written, and why an
+	// approximate version is served.
+	From     string `json:"from,omitempty"`
+	Declared string `json:"declared,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Note is the human sentence describing the choice, e.g. "range match
 // (requested ~=2.5, served 2.7)"; "" for a plain latest choice.
 func (c versionChoice) Note() string {
+	if c.From != "" {
+		switch c.Match {
+		case MatchExact:
+			return fmt.Sprintf("the project's %s declares %s: exact match, %s served", c.From, c.Declared, c.Served)
+		case MatchRange:
+			return fmt.Sprintf("the project's %s declares %s: %s, the newest indexed version it allows, is served", c.From, c.Declared, c.Served)
+		case MatchApproximate:
+			if c.Declared == "" {
+				return "APPROXIMATE version: the project's " + c.Reason
+			}
+			return fmt.Sprintf("APPROXIMATE version: the project's %s declares %s, but %s", c.From, c.Declared, c.Reason)
+		}
+	}
 	switch c.Match {
 	case MatchExact:
 		return fmt.Sprintf("exact match (requested %s, served %s)", c.Requested, c.Served)

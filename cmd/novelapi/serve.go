@@ -80,6 +80,7 @@ The index opens in the background: initialize and tools/list answer at once.`,
 	f.StringVar(&cfg.Eval.ExpectedPath, "expected", "", "reference call records (expected_calls.jsonl) for evaluate")
 	f.StringVar(&cfg.Eval.RunsDir, "runs", "", "directory for evaluate's runs (default $NOVELAPI_HOME/runs/mcp)")
 	f.IntVar(&cfg.Eval.Workers, "workers", 0, "tasks evaluated at once by evaluate (default: CPUs)")
+	f.StringVar(&cfg.Project, "project", "", "the agent's project directory: search_apis and get_api serve the versions its requirements*.txt, pyproject.toml, uv.lock, poetry.lock or virtual environment declare (docs/projects.md)")
 	f.StringArrayVar(&cfg.ReadRoots, "allow-path", nil, "directory whose files evaluate may read when an agent names tasks_path or predictions_path, besides $NOVELAPI_HOME, the runs directory and the --tasks directory (repeatable)")
 	f.DurationVar(&cfg.ReadyWait, "ready-wait", mcpserver.DefaultReadyWait, "how long a tool call waits for the index to load before answering \"not ready\"")
 	return cmd

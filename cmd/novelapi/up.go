@@ -23,13 +23,13 @@ import (
 
 func newUpCmd(g *globals) *cobra.Command {
 	var (
-		cfg      pipeline.Config
-		libs     string
-		backend  string
-		httpAddr string
-		noServe  bool
-		jsonOut  bool
-		ep       endpointFlags
+		cfg                  pipeline.Config
+		libs                 string
+		backend              string
+		httpAddr, projectDir string
+		noServe              bool
+		jsonOut              bool
+		ep                   endpointFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -75,7 +75,7 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 				cfg.IndexReady = func(dir string) {
 					serving = true
 					go func() {
-						err := serveIndex(ctx, g, dir, filepath.Dir(pipeline.PathsFor(cmp.Or(cfg.WorkDir, cfg.Home)).Tasks), backend, httpAddr, client)
+						err := serveIndex(ctx, g, dir, filepath.Dir(pipeline.PathsFor(cmp.Or(cfg.WorkDir, cfg.Home)).Tasks), backend, httpAddr, projectDir, client)
 						stopUp()
 						served <- err
 					}()
@@ -112,6 +112,7 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 	f.BoolVar(&cfg.ProtocolOnly, "protocol-only", false, "only the APIs the published protocol lists: no methods of classes, no APIs without Python source (ufuncs, C and Cython classes)")
 	f.BoolVar(&cfg.SkipC1, "skip-c1", false, "build tasks but skip call records and C1 (the longest stage; run novelapi tasks build later)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8080) instead of stdio")
+	f.StringVar(&projectDir, "project", "", "the agent's project directory: the server serves the versions it declares (as serve --project; docs/projects.md)")
 	f.BoolVar(&noServe, "no-serve", false, "stop after printing the figures")
 	f.BoolVar(&jsonOut, "json", false, "print the figures as JSON")
 	return cmd
@@ -120,8 +121,8 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 // serveIndex starts the MCP server over the index built by up, with the
 // task pool of taskDir as evaluate's default and, with a client, the
 // evaluate tool's use_model option.
-func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, httpAddr string, client *llm.Client) error {
-	cfg := mcpserver.Config{IndexDir: indexDir, Logger: g.log}
+func serveIndex(ctx context.Context, g *globals, indexDir, taskDir, backend, httpAddr, projectDir string, client *llm.Client) error {
+	cfg := mcpserver.Config{IndexDir: indexDir, Project: projectDir, Logger: g.log}
 	cfg.Eval.TasksPath = filepath.Join(taskDir, "tasks.jsonl")
 	cfg.Eval.ExpectedPath = filepath.Join(taskDir, "expected_calls.jsonl")
 	cfg.Eval.RunsDir = filepath.Join(g.home, "runs", "mcp")
