@@ -133,10 +133,14 @@ func projectChoice(p *project.Project, names []string, available []string) (vers
 	for _, d := range decls {
 		where = append(where, d.Where())
 		texts = append(texts, d.Text)
+		var alts []string // a version is allowed by any of them
 		for _, s := range d.Specifiers {
 			if s.String() != "" {
-				specs = append(specs, s.String())
+				alts = append(alts, s.String())
 			}
+		}
+		if len(alts) > 0 {
+			specs = append(specs, strings.Join(alts, " or "))
 		}
 	}
 	c.From, c.Declared, c.Requested = strings.Join(where, ", "), strings.Join(texts, "; "), strings.Join(specs, " and ")

@@ -84,14 +84,15 @@ func (r Requirement) Pin() (pyversion.Version, bool) {
 }
 
 // Anchor returns the version the declaration is closest to (see
-// [pyversion.Specifier.Anchor]): of its first specifier that names one.
-func (r Requirement) Anchor() (pyversion.Version, bool) {
+// [pyversion.Specifier.Anchor]): of several alternatives (a lock's
+// versions, Poetry's "||"), the highest.
+func (r Requirement) Anchor() (best pyversion.Version, ok bool) {
 	for _, s := range r.Specifiers {
-		if v, ok := s.Anchor(); ok {
-			return v, true
+		if v, vok := s.Anchor(); vok && (!ok || v.Compare(best) > 0) {
+			best, ok = v, true
 		}
 	}
-	return pyversion.Version{}, false
+	return best, ok
 }
 
 // A Warning is a line of a project file that could not be read. Name is
