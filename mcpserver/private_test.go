@@ -12,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/novelapi/novelapi/bundles"
-	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/jsonl"
@@ -35,10 +34,9 @@ func TestServer_PrivateLibrary(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	store := debenv.OpenStore(privatetest.Home(t))
-	if _, err := store.Get("trixie-sci"); err != nil {
-		need(err)
-	}
+	// A store of the test's own: the attrs layer it adds and removes is
+	// never a user's.
+	store := privatetest.Store(t, "trixie-sci")
 	runner, err := sandbox.NewBwrap(sandbox.BwrapConfig{})
 	if err != nil {
 		need(err)

@@ -18,24 +18,19 @@ import (
 	"github.com/novelapi/novelapi/sandbox"
 )
 
-// addFixture returns the real store holding the CI environment trixie-sci
-// and a bwrap runner, skipping (failing in CI) when either is missing.
+// addFixture returns a store of the test's own over the CI environment
+// trixie-sci (privatetest.Store: the layers the test adds and removes are
+// never a user's) and a bwrap runner, skipping (failing in CI) when either
+// is missing.
 func addFixture(t *testing.T) (*debenv.Store, sandbox.Runner) {
 	t.Helper()
-	need := func(err error) {
-		t.Helper()
+	st := privatetest.Store(t, "trixie-sci")
+	r, err := sandbox.NewBwrap(sandbox.BwrapConfig{})
+	if err != nil {
 		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") == "1" {
 			t.Fatal(err)
 		}
 		t.Skip(err)
-	}
-	st := debenv.OpenStore(privatetest.Home(t))
-	if _, err := st.Get("trixie-sci"); err != nil {
-		need(err)
-	}
-	r, err := sandbox.NewBwrap(sandbox.BwrapConfig{})
-	if err != nil {
-		need(err)
 	}
 	return st, r
 }
