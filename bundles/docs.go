@@ -391,9 +391,18 @@ func (d *Docs) Blocks(apiName string, n int) []DocBlock {
 
 // Note returns the release-note entry that names the API, or false: an
 // entry naming its full dotted path, its class and leaf ("Select.where"),
-// or for a function its leaf written as code (“leaf“, leaf()); among
-// several, the one of the newest version within (oldVersion, newVersion]
-// ("" bounds nothing), else the newest at most newVersion.
+// or for a function its leaf written as code (“leaf“, leaf()). Among
+// several (docs/protocol.md §7 Stage 2, "release notes"):
+//   - an entry of a version within (oldVersion, newVersion] ("" bounds
+//     nothing) wins over one outside it;
+//   - prose wins over a line of a "pull requests merged" or "issues closed"
+//     list ("#30059: BUG: Fix np.strings.slice if stop=None…"), which says
+//     that a fix happened, not what the API is;
+//   - within the span, the oldest version wins: the release the API or
+//     its change came in ("New function numpy.strings.slice" of 2.3.0, not
+//     a 2.3.5 fix); outside it, the newest at most newVersion.
+//
+// An entry of a version after newVersion is never returned.
 func (d *Docs) Note(apiName, oldVersion, newVersion string) (ReleaseNote, bool) {
 	if d == nil || len(d.notes) == 0 {
 		return ReleaseNote{}, false
@@ -407,8 +416,9 @@ func (d *Docs) Note(apiName, oldVersion, newVersion string) (ReleaseNote, bool) 
 	if !(owner != "" && owner[0] >= 'A' && owner[0] <= 'Z') {
 		pats = append(pats, leaf+"()", "`"+leaf+"`", "."+leaf+"`", leaf+"(")
 	}
+	type rank struct{ in, prose bool }
 	var best *ReleaseNote
-	bestIn := false
+	var bestRank rank
 	for i := range d.notes {
 		n := &d.notes[i]
 		if !slices.ContainsFunc(pats, func(p string) bool { return containsName(n.Text, p) }) {
@@ -417,14 +427,26 @@ func (d *Docs) Note(apiName, oldVersion, newVersion string) (ReleaseNote, bool) 
 		if newVersion != "" && n.Version != "" && pyversion.CompareStrings(n.Version, newVersion) > 0 {
 			continue
 		}
-		in := oldVersion == "" || (n.Version != "" && pyversion.CompareStrings(n.Version, oldVersion) > 0)
-		switch {
-		case best == nil, in && !bestIn:
-		case in == bestIn && pyversion.CompareStrings(n.Version, best.Version) > 0:
-		default:
-			continue
+		r := rank{
+			in:    oldVersion == "" || (n.Version != "" && pyversion.CompareStrings(n.Version, oldVersion) > 0),
+			prose: !pullRequestLineRE.MatchString(n.Text),
 		}
-		best, bestIn = n, in
+		if best != nil {
+			c := pyversion.CompareStrings(n.Version, best.Version)
+			switch {
+			case r.in != bestRank.in:
+				if !r.in {
+					continue
+				}
+			case r.prose != bestRank.prose:
+				if !r.prose {
+					continue
+				}
+			case r.in && oldVersion != "" && c >= 0, (!r.in || oldVersion == "") && c <= 0:
+				continue
+			}
+		}
+		best, bestRank = n, r
 	}
 	if best == nil {
 		return ReleaseNote{}, false
@@ -433,6 +455,10 @@ func (d *Docs) Note(apiName, oldVersion, newVersion string) (ReleaseNote, bool) 
 	out.Text = CleanMarkup(out.Text)
 	return out, true
 }
+
+// pullRequestLineRE matches an entry of a release's list of merged pull
+// requests or closed issues: "#30059: BUG: …", "#19683: BUG/TST: …".
+var pullRequestLineRE = regexp.MustCompile(`^#\d+:\s`)
 
 // containsName reports whether s contains name not followed by an
 // identifier character ("BaseModel.model_validate" is not in

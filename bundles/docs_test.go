@@ -88,6 +88,30 @@ func TestReadDocs_HTMLReleaseNotes(t *testing.T) {
 	}
 }
 
+// Two real pages of sid's numpy documentation name numpy.strings.slice:
+// 2.3.0 introduces it in prose, 2.3.5 lists "#30059: BUG: Fix
+// np.strings.slice if stop=None…" among its merged pull requests. The
+// entry it came in is its note, for the 2.2 -> 2.4 span and without one.
+func TestDocs_Note_IntroductionOverFix(t *testing.T) {
+	d, err := bundles.ReadDocs("testdata/docs/python-numpy-doc-sid", "/usr/share/doc", "python-numpy-doc", "1:2.4.6+ds-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := d.Note("numpy.strings.slice", "2.2.4", "2.4.6")
+	if !ok || n.Version != "2.3.0" || !strings.HasPrefix(n.Text, "The new function numpy.strings.slice was added") {
+		t.Errorf("note = %+v, %v; want the 2.3.0 entry that introduces numpy.strings.slice", n, ok)
+	}
+	// Outside the span only the newest counts, but prose still wins over
+	// a pull request's title.
+	if n, ok := d.Note("numpy.strings.slice", "2.3.5", "2.4.6"); !ok || n.Version != "2.3.0" {
+		t.Errorf("note = %+v, %v; want 2.3.0's prose", n, ok)
+	}
+	// With only the pull request in range, the pull request is the entry.
+	if n, ok := d.Note("numpy.strings.slice", "2.3.4", "2.3.5"); !ok || n.Version != "2.3.5" || !strings.HasPrefix(n.Text, "#30059: BUG:") {
+		t.Errorf("note = %+v, %v; want the 2.3.5 pull request", n, ok)
+	}
+}
+
 func TestCleanMarkup(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		// SQLAlchemy's changelog_20.rst, 2.0.33
