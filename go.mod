@@ -16,6 +16,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/net v0.59.0
 	golang.org/x/sync v0.23.0

@@ -16,8 +16,10 @@ import (
 )
 
 var (
-	labelSuiteAll = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
-	labelSuiteN   = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
+	labelSuiteAll  = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
+	labelSuiteN    = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
+	labelSuiteEnv  = flag.String("label-suite-env", "trixie-sci", "TestLabelMutationSuite_Arena: environment (trixie-arena runs every group, torch and sympy included)")
+	labelSuitePool = flag.String("label-suite-pool", "codeupdatearena", "TestLabelMutationSuite_Arena: pool of ../shared/data: codeupdatearena, or monkeyeval / beatnumeval with their spy from the keyword mapping (in bookworm-sci unless -label-suite-env names another)")
 )
 
 // sharedArena finds ../shared/data/codeupdatearena/arena.jsonl beside the
@@ -35,9 +37,14 @@ func sharedArena() string {
 }
 
 // arenaSuitePool imports CodeUpdateArena from the shared data and keeps
-// the tasks of the groups trixie-sci can run (math, itertools, re, numpy):
-// the first example of each update, or every example with all.
+// the tasks of the groups trixie-sci can run (math, itertools, re, numpy),
+// or of every group for trixie-arena: the first example of each update,
+// or every example with all.
 func arenaSuitePool(t *testing.T, all bool) ([]*pool.Task, map[string]*pool.ExpectedCalls) {
+	return arenaSuitePoolIn(t, all, "trixie-sci")
+}
+
+func arenaSuitePoolIn(t *testing.T, all bool, env string) ([]*pool.Task, map[string]*pool.ExpectedCalls) {
 	t.Helper()
 	src := sharedArena()
 	if src == "" {
@@ -60,7 +67,7 @@ func arenaSuitePool(t *testing.T, all bool) ([]*pool.Task, map[string]*pool.Expe
 	}
 	seen := map[string]bool{}
 	tasks = slices.DeleteFunc(tasks, func(tk *pool.Task) bool {
-		if !slices.Contains([]string{"math", "itertools", "re", "numpy"}, tk.Group) || tk.SpyScope != pool.SpyScopeEntryPoint {
+		if (env != importers.ArenaEnvironment && !slices.Contains([]string{"math", "itertools", "re", "numpy"}, tk.Group)) || tk.SpyScope != pool.SpyScopeEntryPoint {
 			return true
 		}
 		if all {
@@ -84,18 +91,36 @@ func arenaSuitePool(t *testing.T, all bool) ([]*pool.Task, map[string]*pool.Expe
 // runs it over every example (-label-suite-all).
 func TestLabelMutationSuite_Arena(t *testing.T) {
 	bwrapOnly(t)
-	tasks, expected := arenaSuitePool(t, *labelSuiteAll)
-	if n := *labelSuiteN; n > 0 && len(tasks) > n {
-		// Every len/n-th task, so each group keeps its share.
-		step := float64(len(tasks)) / float64(n)
-		var keep []*pool.Task
-		for i := range n {
-			keep = append(keep, tasks[int(float64(i)*step)])
+	envName := *labelSuiteEnv
+	var (
+		tasks    []*pool.Task
+		expected map[string]*pool.ExpectedCalls
+	)
+	switch *labelSuitePool {
+	case "codeupdatearena":
+		tasks, expected = arenaSuitePoolIn(t, *labelSuiteAll, envName)
+	case "monkeyeval", "beatnumeval":
+		// APICoder's renamed pools with the spy on the APIs each problem
+		// is about (importers.SpyPool); the tasks the mapping names no
+		// API for, or whose reference calls none, are left out.
+		if envName == "trixie-sci" {
+			envName = "bookworm-sci"
 		}
-		tasks = keep
+		sandboxtest.Env(t, envName)
+		all, exp := importShared(t, *labelSuitePool, envName, 0)
+		for _, tk := range all {
+			if tk.SpyNeeded() {
+				tasks = append(tasks, tk.Task)
+			}
+		}
+		expected = exp
+	default:
+		t.Fatalf("-label-suite-pool %q: want codeupdatearena, monkeyeval or beatnumeval", *labelSuitePool)
 	}
+	// Every len/n-th task, so each group keeps its share.
+	tasks = spread(tasks, *labelSuiteN)
 	t.Logf("%d tasks", len(tasks))
-	env := sandboxtest.Env(t, "trixie-sci")
+	env := sandboxtest.Env(t, envName)
 	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-//go:embed py/check.py
+//go:embed py/*.py
 var pyFS embed.FS
 
 // CheckConfig configures [CheckReferences].
@@ -264,7 +264,7 @@ func MonitoredScript(t *Task) string {
 	if t.SpyNeeded() {
 		targets := append([]string{t.APIName}, t.SpyAPIs...)
 		for _, m := range preloads(&Task{Task: &pool.Task{APIName: t.APIName, SpyAPIs: t.SpyAPIs}}) {
-			parts = append(parts, "import "+m)
+			parts = append(parts, guardedImport(m))
 		}
 		parts = append(parts, evalharness.RecordingMonitor(targets))
 	}
@@ -328,6 +328,13 @@ func isIdentifier(s string) bool {
 
 // preloads lists the modules the check driver imports before forking: the
 // task's group when it names a package, and the module of every target.
+// guardedImport imports module m when it can: a preload may name a
+// class or an attribute that is no module (numpy.ndarray, numpy.rec in
+// numpy 1.x), which the monitor resolves itself.
+func guardedImport(m string) string {
+	return "try:\n    import " + m + "\nexcept ImportError:\n    pass"
+}
+
 func preloads(t *Task) []string {
 	var out []string
 	add := func(m string) {

@@ -21,7 +21,7 @@ bundles.jsonl (API knowledge, indexable and served over MCP), tasks.jsonl
 (protocol task format), expected_calls.jsonl and reference_predictions.jsonl
 (for C1 runs with novelapi eval run). See docs/importers.md.`,
 	}
-	cmd.AddCommand(newImportArenaCmd(g), newImportPriCoderCmd(g), newImportHumanEvalCmd(g), newImportCheckCmd(g), newImportRetrievalCmd(g))
+	cmd.AddCommand(newImportArenaCmd(g), newImportPriCoderCmd(g), newImportHumanEvalCmd(g), newImportCheckCmd(g), newImportTargetsCmd(g), newImportRetrievalCmd(g))
 	return cmd
 }
 
