@@ -398,6 +398,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 			{Path: "extract.py", Data: script("extract.py")},
 			{Path: "pyobj.py", Data: script("pyobj.py")},
 			{Path: "mine.py", Data: script("mine.py")},
+			{Path: "reach.py", Data: script("reach.py")},
 			{Path: "batch.json", Data: data},
 		},
 		Argv: []string{"python3", "-I", "-B", sandbox.JobDir + "/extract.py", sandbox.JobDir + "/batch.json",

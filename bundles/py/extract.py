@@ -468,7 +468,13 @@ def build_example(doc, secs):
     return statements_code(lines)
 
 
-def run_example(code, leaf, timeout):
+REACH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reach.py")
+
+
+def run_example(code, leaf, timeout, codes=None):
+    """Run code in its own python3 process under a fresh directory: (status, reason). With
+    codes (api_codes), an example that runs cleanly without running any of them has failed:
+    it uses another object of the same name."""
     try:
         compile(code, "<example>", "exec")
     except SyntaxError as exc:
@@ -479,14 +485,23 @@ def run_example(code, leaf, timeout):
             f.write(code)
         env = dict(os.environ)
         env.setdefault("MPLBACKEND", "Agg")
+        argv = [sys.executable, "-I", "-B", path]
+        report = os.path.join(d, ".reached")
+        if codes:
+            with open(os.path.join(d, ".codes.json"), "w") as f:
+                json.dump(codes, f)
+            argv = [sys.executable, "-I", "-B", REACH, os.path.join(d, ".codes.json"), path, report]
         try:
-            p = subprocess.run([sys.executable, "-I", "-B", path], cwd=d, env=env,
+            p = subprocess.run(argv, cwd=d, env=env,
                                stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             if re.search(r"\b%s\b" % re.escape(leaf), code):
                 return "static", "execution blocked by environment (TimeoutExpired after %ss); static checks pass" % timeout
             return "failed", "timed out after %ss" % timeout
+        reached = os.path.exists(report)
     if p.returncode == 0:
+        if codes and not reached:
+            return "failed", "runs cleanly but never runs the API's code (another object named %s)" % leaf
         return "executed", "runs cleanly"
     err = p.stderr.decode("utf-8", "replace").strip().splitlines()
     last = err[-1] if err else "exit status %d" % p.returncode
@@ -535,6 +550,11 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
     out = []
     origin = docstring_origin(target)
 
+    # A method found by its name in documentation pages or tests may belong to
+    # another class (Series.replace for Block.replace): such an example must run
+    # the method's own code. Functions and classes are matched by identity.
+    codes = api_codes(obj) if api.get("kind") == "method" else None
+
     def run(code, source, org, imports=None, note=""):
         nonlocal spent
         code, added = mine.with_prelude(code, ctx, imports)
@@ -542,7 +562,7 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
         if any(e["code"] == code for e in out):
             return "duplicate"  # the docs render the docstring's own example
         t0 = time.monotonic()
-        status, reason = run_example(code, leaf, timeout)
+        status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "tests") else None)
         spent += time.monotonic() - t0
         if note and status != "failed":
             reason += note
@@ -598,14 +618,26 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
             continue
         run(code, c["source"], c.get("origin"), imports)
     if cfg.get("tests") and served() < max_served and spent <= budget:
-        for c in mine.test_examples(test_corpus(ctx["top"]), leaf, api["api_name"], 3 * TRIES_PER_SOURCE):
+        def reaches(code, imports):
+            return mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind)
+
+        for c in mine.test_examples(test_corpus(ctx["top"]), leaf, api["api_name"], 3 * TRIES_PER_SOURCE, reaches, kind):
             if served() >= max_served or spent > budget or tried_tests >= TRIES_PER_SOURCE:
                 break
-            if not mine.calls_api(mine.with_prelude(c["code"], ctx, c["imports"])[0], obj, leaf, kind):
-                continue
             tried_tests += 1
             run(c["code"], "tests", c["origin"], c["imports"])
     return out
+
+
+def api_codes(obj):
+    """The code object of a routine API as a [[co_filename, co_firstlineno, co_name]] list
+    (decorators unwrapped, a property's getter); None when it has none (compiled code)."""
+    f = obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
+    f = code_target(f)
+    c = getattr(f, "__code__", None)
+    if not isinstance(c, types.CodeType):
+        return None
+    return [[c.co_filename, c.co_firstlineno, c.co_name]]
 
 
 _CORPORA = {}

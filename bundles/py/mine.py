@@ -16,6 +16,7 @@ the import aliases learned from the library's docstrings, and names of the API's
 
 import ast
 import builtins
+import copy
 import importlib
 import os
 import re
@@ -58,15 +59,16 @@ def bound_and_loaded(tree):
     return bound, loaded
 
 
-def unbound_names(code):
+def unbound_names(code, shadowed=()):
     """The names code loads but neither binds nor gets from builtins, in order of first use;
-    None when code does not parse."""
+    None when code does not parse. Builtin names in shadowed count as unbound (a test module
+    that imports numpy.ma's sum calls that sum, not the builtin)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
     bound, loaded = bound_and_loaded(tree)
-    return [n for n in loaded if n not in bound and n not in BUILTINS]
+    return [n for n in loaded if n not in bound and (n not in BUILTINS or n in shadowed)]
 
 
 def import_lines(tree):
@@ -111,7 +113,7 @@ def with_prelude(code, ctx, source_imports=None):
     the API's module and of the library (from MOD import NAME). Names found nowhere are left: the
     example then fails with a NameError and is not served.
     """
-    names = unbound_names(code)
+    names = unbound_names(code, source_imports or ())
     if not names:
         return code, []
     lines = []
@@ -248,11 +250,9 @@ def calls_api(code, obj, leaf, kind):
     unknown = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == leaf and isinstance(node.ctx, ast.Load):
-            if node.id in env:
-                if _same(env[node.id], obj):
-                    return True
-            else:
-                unknown = True
+            # A bare name is never a method, and one no import gives is the code's own.
+            if node.id in env and _same(env[node.id], obj):
+                return True
         elif isinstance(node, ast.Attribute) and node.attr == leaf:
             try:
                 base = _resolve_chain(node.value, env)
@@ -436,8 +436,14 @@ class TestCorpus:
 
     def __init__(self, top):
         self.files = test_files(top)
+        try:
+            self.roots = {os.path.normpath(r) for r in getattr(importlib.import_module(top), "__path__", []) or []}
+        except Exception:  # noqa: BLE001
+            self.roots = set()
         self.text = {}
         self.trees = {}
+        self._fixtures = {}
+        self._cases = {}
 
     def read(self, path):
         if path not in self.text:
@@ -448,6 +454,38 @@ class TestCorpus:
                 data = ""
             self.text[path] = data if len(data) <= MAX_TEST_BYTES else ""
         return self.text[path]
+
+    def fixtures(self, path):
+        """{name: function} of the pytest fixtures a test in path may take: those of the
+        conftest.py files from the package's root down to path's directory, nearer ones first,
+        then path's own."""
+        if path in self._fixtures:
+            return self._fixtures[path]
+        out = {}
+        d = os.path.dirname(path)
+        chain = []
+        while True:
+            chain.append(os.path.join(d, "conftest.py"))
+            if os.path.normpath(d) in self.roots or os.path.dirname(d) == d:
+                break
+            d = os.path.dirname(d)
+        for c in reversed(chain):
+            if os.path.exists(c):
+                t = self.tree(c)
+                if t is not None:
+                    out.update(fixtures_of(t))
+        t = self.tree(path)
+        if t is not None:
+            out.update(fixtures_of(t))
+        self._fixtures[path] = out
+        return out
+
+    def cases(self, path):
+        """test_cases of the module at path, made once; [] when it does not parse."""
+        if path not in self._cases:
+            t = self.tree(path)
+            self._cases[path] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t))
+        return self._cases[path]
 
     def tree(self, path):
         if path not in self.trees:
@@ -481,12 +519,12 @@ def _uses_dropped(stmt, dropped):
     return bool(_loads(stmt) & dropped)
 
 
-def cut_test(fn, leaf, dropped):
-    """The statements of test function fn that its calls of leaf need: each statement that
+def cut_test(body, leaf, dropped):
+    """The statements of a test function's body that its calls of leaf need: each statement that
     refers to leaf, the assert statements on names those bind, and the earlier statements that
     bind the names they use. Statements that use a dropped name (pytest) go, and so does all
     that needs them. Returns the kept statements in order, or [] when none refers to leaf."""
-    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    body = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     usable = []
     gone = set(dropped)
     for s in body:
@@ -546,32 +584,398 @@ def _module_constants(tree):
     return out
 
 
-def test_functions(tree):
-    """(function, class name or None) for each test function of a module that takes no
-    arguments (or only self of a class without setup), in file order."""
-    out = []
+def _deco_name(d):
+    """The dotted name of a decorator without its call: "pytest.mark.parametrize"."""
+    if isinstance(d, ast.Call):
+        d = d.func
+    try:
+        return ast.unparse(d)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _is_fixture(fn):
+    return any(_deco_name(d).split(".")[-1] == "fixture" for d in fn.decorator_list)
+
+
+def _module_helpers(tree):
+    """{name: statement} of the module-level functions and classes of a test module that are
+    neither tests nor fixtures (helpers a test may call: a graph builder, a data maker)."""
+    out = {}
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef,)) and node.name.startswith("test") and not node.args.args \
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith(("test", "Test")) \
                 and not node.decorator_list:
-            out.append((node, None))
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            names = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
-            if names & {"setup_method", "setUp", "setup_class", "setUpClass", "setup", "__init__"}:
-                continue
-            for fn in node.body:
-                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test") and not fn.decorator_list \
-                        and [a.arg for a in fn.args.args] == ["self"]:
-                    out.append((fn, node.name))
+            out[node.name] = node
     return out
 
 
-def test_examples(corpus, leaf, api_name, limit):
+def fixtures_of(tree):
+    """{name: function} of the pytest fixtures a module defines at its top level (a fixture's
+    name= argument names it when given)."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or not _is_fixture(node):
+            continue
+        name = node.name
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call):
+                for kw in d.keywords:
+                    if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                        name = kw.value.value
+        out[name] = node
+    return out
+
+
+# pytest's own fixtures that a test can have as a plain statement: a fresh directory.
+BUILTIN_FIXTURES = {
+    "tmp_path": "import pathlib\nimport tempfile\ntmp_path = pathlib.Path(tempfile.mkdtemp())",
+}
+MAX_FIXTURE_LINES = 15
+
+
+def _parse_stmts(text):
+    try:
+        return ast.parse(text).body
+    except SyntaxError:
+        return None
+
+
+class _RequestParam(ast.NodeTransformer):
+    """Replaces request.param by a parametrized fixture's first parameter."""
+
+    def __init__(self, value):
+        self.value = value
+        self.other = False
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "request":
+            if node.attr == "param":
+                return self.value
+            self.other = True
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id == "request":
+            self.other = True
+        return node
+
+
+def _fixture_param(fn):
+    """The first value of a parametrized fixture's params=[...], or None."""
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Call):
+            for kw in d.keywords:
+                if kw.arg == "params" and isinstance(kw.value, (ast.List, ast.Tuple)) and kw.value.elts:
+                    return _unwrap_param(kw.value.elts[0])
+    return None
+
+
+def _unwrap_param(v):
+    """The value of a pytest.param(value, marks=...) entry, or v itself."""
+    if isinstance(v, ast.Call) and _deco_name(v.func).split(".")[-1] == "param" and len(v.args) == 1:
+        return v.args[0]
+    return v
+
+
+def fixture_statements(name, fixtures, depth=0):
+    """The statements that make fixture name's value as the name itself: the fixture's
+    statements before its return (or yield), then "name = value", preceded by those of the
+    fixtures it takes. Teardown after a yield is left out. None when it cannot be inlined: it
+    takes a fixture that cannot, uses request other than for request.param, returns or yields
+    more than once or inside a block, or is longer than MAX_FIXTURE_LINES."""
+    if name in BUILTIN_FIXTURES:
+        return _parse_stmts(BUILTIN_FIXTURES[name])
+    fn = fixtures.get(name)
+    if fn is None or depth > 3 or fn.args.vararg or fn.args.kwarg:
+        return None
+    out = []
+    param = _fixture_param(fn)
+    for a in fn.args.args:
+        if a.arg == "request" and param is not None:
+            continue
+        sub = fixture_statements(a.arg, fixtures, depth + 1)
+        if sub is None:
+            return None
+        out.extend(sub)
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not body:
+        return None
+    exits = [n for s in body for n in ast.walk(s) if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom))]
+    last = body[-1]
+    if isinstance(last, ast.Return) and last.value is not None and len(exits) == 1:
+        pre, value = body[:-1], last.value
+    else:
+        ys = [i for i, s in enumerate(body) if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield)]
+        if len(ys) != 1 or len(exits) != 1 or body[ys[0]].value.value is None:
+            return None
+        pre, value = body[:ys[0]], body[ys[0]].value.value
+    stmts = pre + [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, lineno=0)]
+    if param is not None:
+        tr = _RequestParam(param)
+        stmts = [tr.visit(s) for s in stmts]
+        if tr.other:
+            return None
+    text = "\n".join(ast.unparse(s) for s in stmts)
+    if len(text.splitlines()) > MAX_FIXTURE_LINES:
+        return None
+    return out + (_parse_stmts(text) or [])
+
+
+def parametrize_statements(fn, consts):
+    """The assignments of the first case of each @pytest.mark.parametrize of fn that is not
+    marked xfail or skip ("a, b = 1, 2" for argnames "a,b" and argvalues [(1, 2), ...]), in
+    decorator order; None when a parametrize decorator cannot be read."""
+    out = []
+    for d in fn.decorator_list:
+        if _deco_name(d).split(".")[-1] != "parametrize":
+            continue
+        if not isinstance(d, ast.Call) or len(d.args) < 2:
+            return None
+        names, values = d.args[0], d.args[1]
+        if isinstance(names, ast.Constant) and isinstance(names.value, str):
+            argnames = [n.strip() for n in names.value.split(",") if n.strip()]
+        elif isinstance(names, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names.elts):
+            argnames = [e.value for e in names.elts]
+        else:
+            return None
+        if isinstance(values, ast.Name) and values.id in consts:
+            values = consts[values.id].value
+        if not isinstance(values, (ast.List, ast.Tuple)) or not argnames:
+            return None
+        case = None
+        for v in values.elts:
+            if isinstance(v, ast.Call) and _deco_name(v.func).split(".")[-1] == "param":
+                if any(kw.arg == "marks" and re.search(r"\b(xfail|skip|skipif)\b", ast.unparse(kw.value))
+                       for kw in v.keywords):
+                    continue
+                vals = list(v.args)
+            elif len(argnames) == 1:
+                vals = [v]
+            elif isinstance(v, (ast.Tuple, ast.List)):
+                vals = list(v.elts)
+            else:
+                return None
+            if len(vals) == len(argnames):
+                case = vals
+                break
+        if case is None:
+            return None
+        for n, v in zip(argnames, case):
+            out.append(ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=v, lineno=0))
+    return out
+
+
+# Decorators that keep a test from being an example: it is expected to fail or never runs.
+REJECT_MARKS = {"xfail", "skip"}
+UNITTEST_ASSERTS = {
+    "assertEqual": "%s == %s", "assertEquals": "%s == %s", "assertNotEqual": "%s != %s",
+    "assertIs": "%s is %s", "assertIsNot": "%s is not %s", "assertIn": "%s in %s",
+    "assertNotIn": "%s not in %s", "assertIsInstance": "isinstance(%s, %s)",
+    "assertTrue": "%s", "assertFalse": "not %s", "assertIsNone": "%s is None",
+    "assertIsNotNone": "%s is not None",
+}
+SETUP_NAMES = ("setup_class", "setUpClass", "setup_method", "setUp", "setup")
+
+
+def _marks_ok(fn):
+    """Whether fn's decorators are all pytest marks other than xfail and skip."""
+    for d in fn.decorator_list:
+        name = _deco_name(d)
+        parts = name.split(".")
+        if len(parts) < 2 or parts[-2] != "mark" or parts[-1] in REJECT_MARKS:
+            return False
+    return True
+
+
+class _SelfAttrs(ast.NodeTransformer):
+    """Rewrites self.X (cls.X) to X for the attributes a test class's setup binds, and
+    unittest's self.assertEqual(a, b) to assert a == b."""
+
+    def __init__(self, selfname, attrs):
+        self.selfname = selfname
+        self.attrs = attrs
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == self.selfname and node.attr in self.attrs:
+            return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+    def visit_Expr(self, node):
+        c = node.value
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) \
+                and c.func.value.id == self.selfname and c.func.attr in UNITTEST_ASSERTS:
+            form = UNITTEST_ASSERTS[c.func.attr]
+            n = form.count("%s")
+            if len(c.args) >= n:
+                args = [ast.unparse(self.visit(a)) for a in c.args[:n]]
+                got = _parse_stmts("assert " + form % tuple("(%s)" % a for a in args))
+                if got:
+                    return ast.copy_location(got[0], node)
+        return self.generic_visit(node)
+
+
+def _helper_def(fn, names):
+    """Method fn of a test class as a plain function of the same name: its self (or cls)
+    parameter dropped unless it is a staticmethod, its decorators dropped, self.X written as X
+    for X in names. None when it still uses self after that, or has other decorators."""
+    decos = [_deco_name(d) for d in fn.decorator_list]
+    if any(d not in ("staticmethod", "classmethod") for d in decos):
+        return None
+    fn = copy.deepcopy(fn)
+    fn.decorator_list = []
+    if "staticmethod" in decos:
+        return fn
+    if not fn.args.args:
+        return None
+    me = fn.args.args.pop(0).arg
+    fn = _SelfAttrs(me, names).visit(fn)
+    if any(isinstance(n, ast.Name) and n.id == me for n in ast.walk(fn)):
+        return None
+    return fn
+
+
+def class_setup(cls):
+    """(statements, names) of a test class: its class-level assignments, its helper methods
+    as plain functions (_helper_def) and the body of its setup method (setup_class, setUp, ...),
+    with self.X and cls.X written as X, and the names X they bind. None when the setup does
+    something else with self (reads an attribute it did not set) or the class has more than
+    one setup. Helper methods that still need self are left out."""
+    attrs = set()
+    stmts = []
+    for n in cls.body:
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
+            stmts.append(n)
+            attrs |= {t.id for t in n.targets}
+    setups = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in SETUP_NAMES]
+    if len(setups) > 1:
+        return None
+    for fn in setups:
+        if not fn.args.args:
+            return None
+        me = fn.args.args[0].arg
+        for s in fn.body:
+            for n in ast.walk(s):
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me \
+                        and isinstance(n.ctx, ast.Store):
+                    attrs.add(n.attr)
+    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
+               and n.name not in SETUP_NAMES and not n.name.startswith(("teardown", "tearDown", "__"))]
+    helpers = {}
+    names = set(m.name for m in methods)
+    while True:
+        helpers = {}
+        for m in methods:
+            if m.name in names:
+                h = _helper_def(m, attrs | names)
+                if h is not None:
+                    helpers[m.name] = h
+        if set(helpers) == names:
+            break
+        names = set(helpers)
+    attrs |= names
+    stmts.extend(helpers[m.name] for m in methods if m.name in helpers)
+    for fn in setups:
+        me = fn.args.args[0].arg
+        tr = _SelfAttrs(me, attrs)
+        for s in copy.deepcopy(fn.body):
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
+                continue
+            if isinstance(s, ast.Expr) and "super()" in ast.unparse(s):
+                continue
+            s = tr.visit(s)
+            if any(isinstance(n, ast.Name) and n.id == me for n in ast.walk(s)):
+                return None
+            stmts.append(s)
+    return stmts, attrs
+
+
+def test_cases(tree, fixtures, consts):
+    """(function, qualified name, body, statements it runs first) for each test
+    function of a module whose arguments can all be made (pytest fixtures that can be inlined,
+    the first case of its parametrize marks) and, in a test class, whose setup can be inlined
+    (class_setup), in file order. Tests marked xfail or skip, and tests under other decorators,
+    are left out."""
+    out = []
+
+    def prelude(fn, skip):
+        if not _marks_ok(fn):
+            return None
+        pre = parametrize_statements(fn, consts)
+        if pre is None:
+            return None
+        given = {t.id for s in pre for t in s.targets}
+        for a in fn.args.args[skip:]:
+            if a.arg in given:
+                continue
+            st = fixture_statements(a.arg, fixtures)
+            if st is None:
+                return None
+            pre = pre + st
+        if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+            return None
+        return pre
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            pre = prelude(node, 0)
+            if pre is not None:
+                out.append((node, node.name, node.body, pre))
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            setup = class_setup(node)
+            if setup is None:
+                continue
+            stmts, attrs = setup
+            for fn in node.body:
+                if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test") or not fn.args.args:
+                    continue
+                pre = prelude(fn, 1)
+                if pre is None:
+                    continue
+                tr = _SelfAttrs(fn.args.args[0].arg, attrs)
+                body = [tr.visit(s) for s in copy.deepcopy(fn.body)]
+                out.append((fn, node.name + "." + fn.name, body, stmts + pre))
+    return out
+
+
+def module_needs(code, tree, imports):
+    """The module-level statements of a test module that code needs, in module order: the
+    constants and helper functions and classes (_module_helpers) it uses unbound, closed over
+    what those use in turn, at most MAX_TEST_LINES lines. Names its imports give are not
+    looked up."""
+    consts = _module_constants(tree)
+    helpers = _module_helpers(tree)
+    defs = dict(consts)
+    defs.update(helpers)
+    need = [n for n in (unbound_names(code) or []) if n not in imports]
+    chosen = set()
+    lines = 0
+    while need:
+        n = need.pop()
+        node = defs.get(n)
+        if node is None or id(node) in chosen:
+            continue
+        text = ast.unparse(node)
+        lines += len(text.splitlines())
+        if lines > MAX_TEST_LINES:
+            return None
+        chosen.add(id(node))
+        need.extend(m for m in (unbound_names(text) or []) if m not in imports)
+    return [ast.unparse(node) for node in tree.body if id(node) in chosen]
+
+
+def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
     """Up to limit candidate examples from the test functions that call leaf, shortest first
-    among the first 4*limit found: the test's statements the call needs (cut_test), preceded by
-    the module constants they use, with the module's imports as the source imports."""
+    among the first 4*limit found: the test's statements the call needs (cut_test), with the
+    first case of its parametrize marks, the fixtures it takes and its class's setup inlined
+    before them (test_cases), preceded by the module constants and helpers they use
+    (module_needs), with the module's imports as the source imports. accept(code, imports),
+    when given, says whether a candidate reaches the API (calls_api): only those count. A test
+    file is read when it calls leaf, or for a class API (kind "class") names it."""
     if corpus is None or not corpus.files:
         return []
-    pat = re.compile(r"(?<![\w])%s\s*\(" % re.escape(leaf))
+    # A class is used as a value too (Language.C, isinstance(x, Op)); anything else is called.
+    pat = re.compile(r"(?<![\w])%s%s" % (re.escape(leaf), r"(?![\w])" if kind == "class" else r"\s*\("))
     parent = api_name.rsplit(".", 1)[0]
     found = []
     for path in corpus.files:
@@ -583,30 +987,29 @@ def test_examples(corpus, leaf, api_name, limit):
             continue
         imports = import_lines(tree)
         dropped = {n for n, l in imports.items() if l.split()[1].split(".")[0] in DROP_MODULES}
-        consts = _module_constants(tree)
-        for fn, cls in test_functions(tree):
-            if not _refers(fn, leaf):
+        for fn, qual, body, pre in corpus.cases(path):
+            if not any(_refers(s, leaf) for s in body):
                 continue
-            if cls is not None and any(isinstance(n, ast.Name) and n.id == "self" for s in fn.body for n in ast.walk(s)):
-                continue
-            stmts = cut_test(fn, leaf, dropped)
+            stmts = cut_test(pre + body, leaf, dropped | {"self", "cls"})
             if not stmts or not any(_refers(s, leaf) for s in stmts):
                 continue
             code = "\n".join(ast.unparse(s) for s in stmts)
             if len(code.splitlines()) > MAX_TEST_LINES:
                 continue
-            names = unbound_names(code) or []
-            pre = []
-            for n in names:
-                if n in consts and n not in imports:
-                    pre.append(ast.unparse(consts[n]))
-            if pre:
-                code = "\n".join(pre) + "\n" + code
+            mod = module_needs(code, tree, imports)
+            if mod is None:
+                continue
+            if mod:
+                code = "\n".join(mod) + "\n" + code
+            if set(unbound_names(code) or ()) & dropped:
+                continue  # a fixture or helper needs pytest
+            if accept is not None and not accept(code, imports):
+                continue
             # A test that reaches the API through its own module's name
             # scores ahead of one that only shares the leaf name.
             score = (0 if (parent.split(".")[-1] in code or leaf in imports) else 1, len(code))
             found.append((score, {"code": code, "source": "tests", "imports": imports,
-                                  "origin": {"file": path, "line": fn.lineno, "test": (cls + "." if cls else "") + fn.name}}))
+                                  "origin": {"file": path, "line": fn.lineno, "test": qual}}))
             if len(found) >= 4 * limit:
                 break
         if len(found) >= 4 * limit:
