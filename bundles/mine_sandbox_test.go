@@ -11,7 +11,7 @@ import (
 // Examples from the installed test suites of trixie-sci (numpy 2.2,
 // pandas 2.2): tests in classes, with their helper methods as functions,
 // tests that take fixtures and parametrize marks, and a class used as a
-// value (ExtractRules 12).
+// value (ExtractRules 13).
 func TestExtract_TestSuiteExamples(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
