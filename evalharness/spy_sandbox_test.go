@@ -138,3 +138,39 @@ func TestEvaluate_TaskTestDefects(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluate_RunnerFormattingNotCounted: the runner's own work is no
+// call of the completion's. Python 3.13's traceback formatting calls
+// textwrap.dedent, which calls re.sub; when the completion's entry point
+// raised in the test phase, formatting that exception counted a call of a
+// re.sub target, so calling re.split with re.sub's keyword was "the target
+// was called, then the code raised" (WrongLogic) instead of another API
+// (CodeUpdateArena's re.sub sibling mutant).
+func TestEvaluate_RunnerFormattingNotCounted(t *testing.T) {
+	h := newTestHarness(t)
+	task := &pool.Task{
+		TaskID: "re-sub", APIName: "re.sub", Library: "codeupdatearena", Group: "re",
+		Description: "Replace the first 'a'.", ContextCode: "import re",
+		EntryPoint: "f", SpyScope: pool.SpyScopeEntryPoint, Origin: "codeupdatearena", Generator: "import:codeupdatearena",
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor("re.sub"), TargetAPI: "re.sub",
+			ExecutionTest: "assert _target_api_spy_installed\n_target_api_call_count[0] = 0\n" + pool.EndCheckMarker + "\nassert f('banana') == 'bxnana'\n",
+		},
+	}
+	exp := &pool.ExpectedCalls{TaskID: task.TaskID, Status: pool.CallsOK}
+	v, err := h.Evaluate(t.Context(), task, exp, "```python\ndef f(s):\n    return re.split('a', 'x', s, count=1)\n```")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Passed || v.SpyCalls != 0 || v.TargetCalled || v.Label != pool.LabelWrongAPISelection {
+		t.Errorf("passed %v, spy calls %d, target called %v, label %s (%s: %s); want no call counted, WrongAPISelection",
+			v.Passed, v.SpyCalls, v.TargetCalled, v.Label, v.Rule, v.Rationale)
+	}
+	v, err = h.Evaluate(t.Context(), task, exp, "```python\ndef f(s):\n    return re.sub('a', 'x', s, count=1)\n```")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Passed || v.SpyCalls != 1 {
+		t.Errorf("reference: passed %v, spy calls %d: %s", v.Passed, v.SpyCalls, v.Error)
+	}
+}

@@ -644,9 +644,12 @@ _OPS = {
 _REFLECT = (list, dict, set, bytearray)
 
 
-def _rpc(req, handles, codec_mod, codec, spies, g):
+def _rpc(req, handles, codec_mod, codec, spies, g, quiet):
     # One operation of the judge on a completion's object; runs in the
-    # worker. Returns the reply message.
+    # worker. Returns the reply message. quiet(True) stops counting target
+    # calls as the completion's while the runner formats an exception or
+    # encodes the result (Python 3.13's traceback calls textwrap.dedent,
+    # which calls re.sub), quiet(False) resumes.
     op = req.get("op")
     fn = _OPS.get(op)
     h = req.get("h")
@@ -668,20 +671,36 @@ def _rpc(req, handles, codec_mod, codec, spies, g):
     try:
         value = fn(target, *args)
     except BaseException as e:
-        rec = exception_record("test", e, _raised_note(g, e))
-        text = format_tb(e, _not_runner)
-        eargs = None
+        quiet(True)
         try:
-            data = codec_mod.encode(tuple(e.args), codec, handles.add, spies)
-            codec_mod.decode(data, codec, _probe_pid)
-            eargs = codec_mod.b64(data)
-        except BaseException:
-            pass
-        # The traceback without its header and exception line: the judge
-        # prints it inside its own.
-        lines = text.splitlines(True)
-        body = [ln for ln in lines if not ln.startswith("Traceback (most recent call last)")][:-1]
-        return {"t": "reply", "exc": rec, "args": eargs, "tb": plain("".join(body)[-20000:])}
+            return _rpc_exception(e, handles, codec_mod, codec, spies, g)
+        finally:
+            quiet(False)
+    quiet(True)
+    try:
+        return _rpc_reply(op, args, value, handles, codec_mod, codec, spies)
+    finally:
+        quiet(False)
+
+
+def _rpc_exception(e, handles, codec_mod, codec, spies, g):
+    rec = exception_record("test", e, _raised_note(g, e))
+    text = format_tb(e, _not_runner)
+    eargs = None
+    try:
+        data = codec_mod.encode(tuple(e.args), codec, handles.add, spies)
+        codec_mod.decode(data, codec, _probe_pid)
+        eargs = codec_mod.b64(data)
+    except BaseException:
+        pass
+    # The traceback without its header and exception line: the judge
+    # prints it inside its own.
+    lines = text.splitlines(True)
+    body = [ln for ln in lines if not ln.startswith("Traceback (most recent call last)")][:-1]
+    return {"t": "reply", "exc": rec, "args": eargs, "tb": plain("".join(body)[-20000:])}
+
+
+def _rpc_reply(op, args, value, handles, codec_mod, codec, spies):
     rep = {"t": "reply"}
     rep["ok"] = codec_mod.b64(_encode_value(value, codec_mod, codec, handles, spies))
     if op == "call":
@@ -903,6 +922,8 @@ def candidate_main(job, parts, req_fd, chan_fd):
         ok, v = run(_exec_unit, unit, g)
         check_tamper()
         if not ok:
+            # The runner's own formatting is no call of the completion's.
+            priv["phase"] = "runner"
             ok2, rep = run(_report_exception, name, v, g)
             v = None
             check_tamper()
@@ -928,7 +949,9 @@ def candidate_main(job, parts, req_fd, chan_fd):
         for spy, path in reg["made"]:
             spies[id(spy)] = path
     names = [n for n in first.get("exports") or [] if type(n) is str]
+    priv["phase"] = "runner"
     ok, v = run(_encode_values, g, names, codec_mod, codec, handles, spies)
+    priv["phase"] = "test"
     check_tamper()
     if not ok:
         send({"t": "tamper", "reason": "the completion's values could not be encoded"})
@@ -938,6 +961,9 @@ def candidate_main(job, parts, req_fd, chan_fd):
     # hook: while its code ran (the solution phase) and while it served the
     # judge's operations on its objects (the test phase: calls of the entry
     # point, and of anything the entry point returned or installed).
+    def quiet(on):
+        priv["phase"] = "runner" if on else "test"
+
     def entry_counts():
         apis = {}
         for ph in ("solution", "test"):
@@ -962,7 +988,7 @@ def candidate_main(job, parts, req_fd, chan_fd):
                    "count": entry_count, "calls": [], "apis": entry_apis}
             send({"t": "entry", "rec": rec})
             end(0)
-        ok, rep = run(_rpc, r, handles, codec_mod, codec, spies, g)
+        ok, rep = run(_rpc, r, handles, codec_mod, codec, spies, g, quiet)
         check_tamper()
         if not ok:
             send({"t": "tamper", "reason": "an operation could not be answered"})
