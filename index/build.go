@@ -70,12 +70,12 @@ func checkBundles(bs []bundles.Bundle, lim Limits, log *slog.Logger) (out []bund
 		case b.Library == "":
 			return nil, nil, fmt.Errorf("%w: bundle %d (%s) has no library", ErrBadBundle, i+1, b.APIName)
 		}
-		last[apiKey(b.APIName, bundleVersion(b))] = i
+		last[bundleKey(b)] = i
 	}
 	lim = lim.withDefaults()
 	out = make([]bundles.Bundle, 0, len(last))
 	for i := range bs {
-		if last[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] != i {
+		if last[bundleKey(&bs[i])] != i {
 			continue
 		}
 		b := bs[i]
@@ -97,7 +97,8 @@ func checkBundles(bs []bundles.Bundle, lim Limits, log *slog.Logger) (out []bund
 // Build indexes bs into a new generation of the index in dir (created if
 // needed) and makes it live only once complete: readers of the previous
 // generation keep working, and on any error the previous generation stays
-// live. Bundles repeating an API at the same version replace earlier ones.
+// live, as it does when ctx is cancelled before the switch. Bundles
+// repeating an API at the same version replace earlier ones.
 // It fails with ErrBuildRunning if another Build or Add holds dir.
 func Build(ctx context.Context, dir string, bs []bundles.Bundle, cfg BuildConfig) (*Manifest, error) {
 	bs, cut, err := checkBundles(bs, cfg.Limits, cfg.logger())
@@ -212,12 +213,12 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 		}
 		replaced := map[string]bool{}
 		for i := range bs {
-			replaced[apiKey(bs[i].APIName, bundleVersion(&bs[i]))] = true
+			replaced[bundleKey(&bs[i])] = true
 		}
 		var ids []string
 		all = nil
 		for i := range oldBundles {
-			k := apiKey(oldBundles[i].APIName, bundleVersion(&oldBundles[i]))
+			k := bundleKey(&oldBundles[i])
 			if replaced[k] || cfg.drop != nil && cfg.drop(&oldBundles[i]) {
 				for _, c := range AllComponents {
 					ids = append(ids, k+"#"+c)
@@ -293,6 +294,11 @@ func writeGeneration(ctx context.Context, dir, base string, bs []bundles.Bundle,
 	}
 	if err := writeManifest(gdir, m); err != nil {
 		return nil, err
+	}
+	// A build cancelled before this point never becomes live, even one
+	// with nothing left to analyse (a removal).
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
 	}
 	if err := switchCurrent(dir, gen); err != nil {
 		return nil, fmt.Errorf("switch to %s: %w", gen, err)

@@ -59,7 +59,7 @@ func (at *apiTerms) build(bs []bundles.Bundle) {
 	wg.Wait()
 	for i := range bs {
 		b := &bs[i]
-		at.set(apiKey(b.APIName, bundleVersion(b)), seqs[i])
+		at.set(bundleKey(b), seqs[i])
 	}
 }
 

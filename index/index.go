@@ -24,7 +24,7 @@ const ManifestFormat = 2 // 2: lexical-code.bleve holds the C units
 // UnitRules versions how bundles become retrieval units (unitsOf,
 // componentText), recorded in each manifest and in the index's stamp: an
 // index made under other rules is rebuilt (docs/changelog.md).
-const UnitRules = 2
+const UnitRules = 3
 
 // Query limits and defaults.
 const (
@@ -70,6 +70,9 @@ type Hit struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Novelty string `json:"novelty"` // NoveltyNew, NoveltyModified or NoveltyPrivate
+	// Source labels where the bundle came from ([SourceOf]): a private
+	// library and a Debian one of the same name and version are two hits.
+	Source string `json:"source,omitempty"`
 	// Score is the ranker's score (ranker.go: a weighted sum of features
 	// of the legs' matches, unbounded, negative for the weakest); only the
 	// order within one answer is meaningful. The bonus that puts APIs the
@@ -341,7 +344,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	for i := range bs {
 		b := &bs[i]
 		v := bundleVersion(b)
-		key := apiKey(b.APIName, v)
+		key := bundleKey(b)
 		ix.byKey[key] = b
 		ix.byName[b.APIName] = appendUnique(ix.byName[b.APIName], key)
 		for _, n := range b.Names() {
@@ -374,7 +377,10 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 	}
 	for name, keys := range ix.byName {
 		slices.SortFunc(keys, func(a, b string) int {
-			return pyversion.CompareStrings(bundleVersion(ix.byKey[b]), bundleVersion(ix.byKey[a]))
+			if c := pyversion.CompareStrings(bundleVersion(ix.byKey[b]), bundleVersion(ix.byKey[a])); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b) // a Debian bundle before a private one of the same version
 		})
 		ix.byName[name] = keys
 	}
@@ -450,6 +456,13 @@ func (ix *Index) Bundle(apiName string) (*bundles.Bundle, bool) {
 
 // BundleAt is [Index.Bundle] at an exact version; "" means the highest.
 func (ix *Index) BundleAt(apiName, version string) (*bundles.Bundle, bool) {
+	return ix.BundleFrom(apiName, version, "")
+}
+
+// BundleFrom is [Index.BundleAt] from one source: a kind ("debian",
+// "private") or a whole label ([SourceOf]); "" means any, a Debian bundle
+// before a private one of the same version.
+func (ix *Index) BundleFrom(apiName, version, source string) (*bundles.Bundle, bool) {
 	keys, ok := ix.byName[apiName]
 	if !ok {
 		name, found := ix.alias[strings.ToLower(apiName)]
@@ -460,7 +473,7 @@ func (ix *Index) BundleAt(apiName, version string) (*bundles.Bundle, bool) {
 	}
 	for _, k := range keys {
 		b := ix.byKey[k]
-		if version == "" || bundleVersion(b) == version {
+		if (version == "" || bundleVersion(b) == version) && SourceMatches(SourceOf(b), source) {
 			return b, true
 		}
 	}
@@ -647,7 +660,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			score = float64(vectorSim[fu.key])
 		}
 		hits = append(hits, Hit{
-			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b),
+			APIName: b.APIName, Library: b.Library, Version: bundleVersion(b), Novelty: novelty(b), Source: SourceOf(b),
 			Score: score, Rank: len(hits) + 1, Components: comps, Exact: fu.exact(), Instances: b.PublicInstances(),
 		})
 	}

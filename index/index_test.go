@@ -480,3 +480,66 @@ func TestIndex_InstanceNamesAreExact(t *testing.T) {
 		}
 	}
 }
+
+// A private library's bundles added under the name and version of indexed
+// Debian ones are kept beside them, each labelled by its source, and
+// BundleFrom chooses one (docs/private.md §4); a build cancelled before it
+// switches leaves the live generation.
+func TestIndex_PrivateBesideDebian(t *testing.T) {
+	dir, _ := buildIndex(t)
+	bs := readTestBundles(t)
+	var priv []bundles.Bundle
+	for _, b := range bs {
+		if b.Library == "numpy" {
+			p := *b.Provenance
+			p.Source, p.Novelty = "/src/numpy-fork", bundles.NoveltyPrivate
+			b.Provenance = &p
+			priv = append(priv, b)
+		}
+	}
+	m, err := index.Add(t.Context(), dir, priv, index.BuildConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bundles != len(bs)+len(priv) {
+		t.Errorf("after adding %d private numpy bundles: %d bundles; want %d", len(priv), m.Bundles, len(bs)+len(priv))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := index.Replace(ctx, dir, func(b *bundles.Bundle) bool { return b.Private() }, nil, index.BuildConfig{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled removal: err = %v; want context.Canceled", err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got := ix.Manifest().Generation; got != m.Generation {
+		t.Errorf("after a cancelled removal %s is live; want %s", got, m.Generation)
+	}
+	for _, tt := range []struct{ source, want string }{
+		{"", "debian"}, {"debian", "debian"}, {"private", "private:/src/numpy-fork"}, {"private:/src/numpy-fork", "private:/src/numpy-fork"},
+	} {
+		b, ok := ix.BundleFrom("numpy.unique_counts", "2.2.4", tt.source)
+		if !ok || index.SourceOf(b) != tt.want {
+			t.Errorf("BundleFrom(numpy.unique_counts, 2.2.4, %q) = %v; want a bundle from %s", tt.source, ok, tt.want)
+		}
+	}
+	if _, ok := ix.BundleFrom("numpy.unique_counts", "2.2.4", "private:/src/other"); ok {
+		t.Errorf("BundleFrom with a source nothing came from found a bundle")
+	}
+	hits, err := ix.Search(t.Context(), index.Query{Text: "numpy.unique_counts", Library: "numpy", K: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, h := range hits {
+		if h.APIName == "numpy.unique_counts" {
+			sources = append(sources, h.Source)
+		}
+	}
+	slices.Sort(sources)
+	if want := []string{"debian", "private:/src/numpy-fork"}; !slices.Equal(sources, want) {
+		t.Errorf("hits of numpy.unique_counts from %v; want %v", sources, want)
+	}
+}

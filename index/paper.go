@@ -81,7 +81,7 @@ func (ix *Index) paperPool(ctx context.Context, q Query, f filter) (*paperIndex,
 		if (q.Domain != "" && b.Domain != q.Domain) || !f.allows(b) {
 			continue
 		}
-		key := apiKey(b.APIName, bundleVersion(b))
+		key := bundleKey(b)
 		for _, c := range PaperChunks(bundles.Render(b, q.Condition)) {
 			p.keys = append(p.keys, key)
 			p.texts = append(p.texts, c)

@@ -34,7 +34,7 @@ const maxEmbedChars = 2500
 // A unit is the retrieval unit: one component of one API.
 type unit struct {
 	ID        string // key + "#" + component
-	Key       string // apiKey(api, version)
+	Key       string // bundleKey of its bundle
 	API       string
 	Library   string
 	Version   string
@@ -94,10 +94,60 @@ func novelty(b *bundles.Bundle) string {
 // apiKey identifies one API at one version.
 func apiKey(api, version string) string { return api + "@" + version }
 
+// bundleKey identifies b in the index: its API at its version, and for a
+// private library's bundle its source too, so that a private library added
+// with the name and version of an indexed Debian one is served beside it
+// and replaces none of its bundles (docs/private.md §4).
+func bundleKey(b *bundles.Bundle) string {
+	k := apiKey(b.APIName, bundleVersion(b))
+	if b.Private() {
+		k += "@" + SourcePrivate
+	}
+	return k
+}
+
+// Source kinds of [SourceOf].
+const (
+	SourceDebian    = "debian"    // extracted from a Debian environment
+	SourcePrivate   = "private"   // a library added with novelapi add
+	SourceImport    = "import"    // an imported dataset (Provenance.Origin)
+	SourcePublished = "published" // a published bundle without provenance
+)
+
+// SourceOf labels where b came from: "private:PATH" for a private
+// library, "import:ORIGIN" for an imported dataset, "debian:SUITE" (or
+// "debian" when the suite is not recorded) for a Debian library,
+// "published" for a bundle without provenance.
+func SourceOf(b *bundles.Bundle) string {
+	p := b.Provenance
+	switch {
+	case p == nil:
+		return SourcePublished
+	case b.Private():
+		return SourcePrivate + ":" + p.Source
+	case p.Origin != "":
+		return SourceImport + ":" + p.Origin
+	case p.Suite != "":
+		return SourceDebian + ":" + p.Suite
+	}
+	return SourceDebian
+}
+
+// SourceMatches reports whether the source label of a bundle matches
+// want: want is "" (any), a kind ("debian", "private") or a whole label
+// ("debian:trixie", "private:/src/numpy").
+func SourceMatches(label, want string) bool {
+	if want == "" || label == want {
+		return true
+	}
+	kind, _, _ := strings.Cut(label, ":")
+	return kind == want
+}
+
 // unitsOf returns the non-empty components of b as retrieval units.
 func unitsOf(b *bundles.Bundle) []unit {
 	version := bundleVersion(b)
-	key := apiKey(b.APIName, version)
+	key := bundleKey(b)
 	base := unit{Key: key, API: b.APIName, Library: b.Library, Version: version, Novelty: novelty(b), Domain: b.Domain, Names: b.Names()}
 	var out []unit
 	add := func(comp, body string) {

@@ -87,7 +87,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	if err != nil {
 		return toolError(err)
 	}
-	name, _ := parseHandle(rawName)
+	name, _, source := parseHandle(rawName)
 	if !pysyntax.IsDottedName(name) {
 		return mcp.NewToolResultError(fmt.Sprintf("check_code: api_name %q is not a dotted Python name; give the API as a module path (numpy.linalg.norm, pandas.DataFrame.map)", truncate(name, 200))), nil
 	}
@@ -104,6 +104,14 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		b, via, msg, err := resolveAPI(ctx, st, cat, "check_code", name, library)
 		if err != nil {
 			return nil, err
+		}
+		if b != nil && source != "" {
+			// A handle naming a source (a private library served beside a
+			// Debian one of the same name, docs/private.md §4) runs the
+			// code in that source's environment.
+			if bb, ok := st.BundleFrom(b.APIName, "", source); ok {
+				b = bb
+			}
 		}
 		if b != nil {
 			out.APIName, out.Library, out.Version, out.Instances = b.APIName, b.Library, bundleVersion(b), b.PublicInstances()

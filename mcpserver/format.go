@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,27 +30,47 @@ func handleOf(b *bundles.Bundle) string {
 	return HandlePrefix + b.APIName
 }
 
+// handleFrom is handleOf for a bundle served under choice vc: when vc
+// names a source (its library is served from several side by side, or one
+// was asked for), the handle ends in "~KIND" ("~private", "~debian"), so
+// that it fetches that source's bundle (docs/private.md §4).
+func handleFrom(b *bundles.Bundle, vc versionChoice) string {
+	if vc.Source == "" {
+		return handleOf(b)
+	}
+	return handleOf(b) + "~" + sourceKind(b)
+}
+
+// handleSource matches the "~KIND" a handle may end in (handleFrom).
+var handleSource = regexp.MustCompile(`~(` + index.SourceDebian + `|` + index.SourcePrivate + `|` + index.SourceImport + `|` + index.SourcePublished + `)$`)
+
 // parseHandle accepts an API name or a handle, with or without its
-// HandlePrefix, and returns the name and the version the handle pinned (""
-// when none).
-func parseHandle(s string) (name, version string) {
+// HandlePrefix, and returns the name, the version the handle pinned (""
+// when none) and the source kind it names ("" when none; handleFrom).
+func parseHandle(s string) (name, version, source string) {
 	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, HandlePrefix) {
+	prefixed := strings.HasPrefix(s, HandlePrefix)
+	if !prefixed {
+		// "numpy.unstack()" or "`numpy.unstack`": agents decorate names.
+		s = strings.Trim(s, "`'\" ")
+	}
+	if m := handleSource.FindStringSubmatchIndex(s); m != nil {
+		s, source = s[:m[0]], s[m[2]:m[3]]
+	}
+	if prefixed {
 		s = strings.TrimPrefix(s, HandlePrefix)
 		if i := strings.LastIndexByte(s, '@'); i >= 0 {
-			return s[:i], s[i+1:]
+			return s[:i], s[i+1:], source
 		}
-		return s, ""
+		return s, "", source
 	}
-	// "numpy.unstack()" or "`numpy.unstack`": agents decorate names.
-	s = strings.Trim(s, "`'\" ")
 	// A handle without its prefix ("numpy.unstack@2.2.4"): no Python name
 	// has an "@".
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
 		s, version = s[:i], strings.TrimSpace(s[i+1:])
 	}
 	s = strings.TrimSuffix(strings.TrimSpace(s), "()")
-	return s, version
+	return s, version, source
 }
 
 // componentSynonyms maps words agents use to component codes.
@@ -326,7 +347,10 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 		match = "FALLBACK: requested " + vc.Requested + " is not available"
 	}
 	fmt.Fprintf(&sb, "library %s %s (%s) · %s\n", oneLine(b.Library), ver, oneLine(match), oneLine(novelty(b)))
-	fmt.Fprintf(&sb, "handle: %s\n", oneLine(handleOf(b)))
+	if src := sourceShown(b, vc); src != "" {
+		fmt.Fprintf(&sb, "source: %s\n", oneLine(src))
+	}
+	fmt.Fprintf(&sb, "handle: %s\n", oneLine(handleFrom(b, vc)))
 	if names := b.Names(); len(names) > 1 {
 		if imp := index.PreferredImport(names); imp != b.APIName {
 			fmt.Fprintf(&sb, "import as: %s\n", oneLine(imp))

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -22,6 +23,7 @@ var getParams = []param{
 	{name: "library", kind: "string", aliases: searchParams[1].aliases},
 	{name: "max_tokens", kind: "integer", aliases: searchParams[5].aliases},
 	projectParam,
+	sourceParam,
 }
 
 // DefaultGetMaxTokens is get_api's budget: larger than search's, since the
@@ -38,6 +40,7 @@ func getTool() mcp.Tool {
 		mcp.WithString("library", mcp.Description(`Optional library name, to resolve a bare leaf name ("unstack" with library "numpy").`)),
 		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget (characters/4). Default %d; clamped to %d–%d.", DefaultGetMaxTokens, MinMaxTokens, MaxMaxTokens))),
 		mcp.WithString("project", mcp.Description(projectDescription)),
+		mcp.WithString("source", mcp.Description(sourceDescription)),
 		annotate("Get one novel API", true, false, true, false),
 	)
 }
@@ -91,6 +94,10 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err)
 	}
+	source, err := a.str("source", 4096)
+	if err != nil {
+		return toolError(err)
+	}
 	list, err := a.strs("components", 16)
 	if err != nil {
 		return toolError(err)
@@ -114,7 +121,8 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return res, nil
 	}
 
-	name, pinned := parseHandle(rawName)
+	name, pinned, pinnedSource := parseHandle(rawName)
+	source = cmp.Or(source, pinnedSource)
 	if version == "" {
 		if err := checkVersion("get_api", pinned); err != nil {
 			return toolError(err)
@@ -129,17 +137,23 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return mcp.NewToolResultError(msg), nil
 	}
 
-	b, vc, note := atVersion(st, cat, b, version, proj)
+	b, vc, note := atVersion(st, cat, b, version, source, proj)
+	if b == nil {
+		return mcp.NewToolResultError(note), nil
+	}
+	// A FALLBACK note says everything about the version; a side-by-side
+	// note names the other sources after the version's own note.
+	if fellBack := strings.Contains(note, "FALLBACK"); !fellBack && (vc.Match == MatchFallback || vc.From != "") {
+		notes = append(notes, vc.Note())
+	} else if !fellBack && proj != nil && version == "" {
+		notes = append(notes, fmt.Sprintf("the project %s does not declare %s (read: %s); the latest indexed version is served", proj.Dir, b.Library, filesRead(proj)))
+	}
 	if note != "" {
 		notes = append(notes, note)
-	} else if vc.Match == MatchFallback || vc.From != "" {
-		notes = append(notes, vc.Note())
-	} else if proj != nil && version == "" {
-		notes = append(notes, fmt.Sprintf("the project %s does not declare %s (read: %s); the latest indexed version is served", proj.Dir, b.Library, filesRead(proj)))
 	}
 	notes = append(notes, projectNotes(proj, cat, []string{b.Library})...)
 	out := getOut{APIName: b.APIName, ResolvedVia: via, Library: b.Library, Version: vc, Novelty: novelty(b),
-		ImportPaths: b.Names(), Instances: b.PublicInstances(), Handle: handleOf(b), Provenance: provenanceOf(b)}
+		ImportPaths: b.Names(), Instances: b.PublicInstances(), Handle: handleFrom(b, vc), Provenance: provenanceOf(b)}
 	if b.IsModified {
 		out.OldSignature = b.OldSignature
 	}
@@ -338,23 +352,42 @@ func notFound(tool string, cat *catalog, name, library string) string {
 }
 
 // atVersion resolves the requested version against b's library and returns
-// the bundle to serve and the choice. When the chosen library version lacks
-// this API (it is newer), the API's own latest version is served as a
-// labelled fallback and note explains it.
-func atVersion(st Store, cat *catalog, b *bundles.Bundle, version string, proj *project.Project) (*bundles.Bundle, versionChoice, string) {
-	vc := chooseVersion(cat, b.Library, version, proj)
-	if vc.Served == bundleVersion(b) {
-		return b, vc, ""
+// the bundle to serve and the choice. When the library is indexed from
+// several sources and none is asked for (source ""), the first of
+// chooseSources (a private library before a Debian one) is served and note
+// names the others. When the chosen library version lacks this API (it is
+// newer), the API's own latest version is served as a labelled fallback and
+// note explains it.
+func atVersion(st Store, cat *catalog, b *bundles.Bundle, version, source string, proj *project.Project) (*bundles.Bundle, versionChoice, string) {
+	vcs := chooseSources(cat, b.Library, version, source, proj)
+	if len(vcs) == 0 {
+		return nil, versionChoice{}, fmt.Sprintf("get_api: library %s has no bundles from source %q; its sources: %s", b.Library, source, strings.Join(cat.kinds[b.Library], ", "))
 	}
-	if bb, ok := st.Bundle(b.APIName, vc.Served); ok {
-		return bb, vc, ""
+	vc := vcs[0]
+	from := cmp.Or(source, vc.Source)
+	var also []string
+	for _, o := range vcs[1:] {
+		if ob, ok := st.BundleFrom(b.APIName, o.Served, o.Source); ok {
+			also = append(also, fmt.Sprintf("%s %s (handle %s)", index.SourceOf(ob), o.Served, handleFrom(ob, o)))
+		}
+	}
+	sideNote := ""
+	if len(also) > 0 {
+		sideNote = fmt.Sprintf("%s is also indexed from %s: call get_api with that handle, or with its source, for it", b.APIName, strings.Join(also, ", "))
+	}
+	if bb, ok := st.BundleFrom(b.APIName, vc.Served, from); ok {
+		return bb, vc, sideNote
+	}
+	own, ok := st.BundleFrom(b.APIName, "", from)
+	if !ok {
+		own = b
 	}
 	mine := pyversion.Sort(cat.apiVers[b.APIName])
 	if vc.Match == MatchFallback {
-		vc.Served = bundleVersion(b)
-		return b, vc, ""
+		vc.Served = bundleVersion(own)
+		return own, vc, sideNote
 	}
 	note := oneLine(fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
 		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", ")))
-	return b, versionChoice{Requested: vc.Requested, Served: bundleVersion(b), Match: MatchFallback, Available: mine, From: vc.From, Declared: vc.Declared}, note
+	return own, versionChoice{Requested: vc.Requested, Served: bundleVersion(own), Match: MatchFallback, Available: mine, From: vc.From, Declared: vc.Declared, Source: vc.Source}, note
 }

@@ -71,6 +71,12 @@ func (s liveStore) Bundle(name, version string) (*bundles.Bundle, bool) {
 	return indexStore{ix}.Bundle(name, version)
 }
 
+func (s liveStore) BundleFrom(name, version, source string) (*bundles.Bundle, bool) {
+	ix, release := s.l.Acquire()
+	defer release()
+	return indexStore{ix}.BundleFrom(name, version, source)
+}
+
 func (s liveStore) Bundles() []bundles.Bundle {
 	return now(s, func(st indexStore) []bundles.Bundle { return st.Bundles() })
 }
@@ -115,13 +121,17 @@ func (s indexStore) Search(ctx context.Context, q SearchQuery) ([]SearchHit, err
 	}
 	out := make([]SearchHit, len(hits))
 	for i, h := range hits {
-		out[i] = SearchHit{APIName: h.APIName, Library: h.Library, Version: h.Version, Score: h.Score, Weak: weak, Exact: h.Exact}
+		out[i] = SearchHit{APIName: h.APIName, Library: h.Library, Version: h.Version, Source: h.Source, Score: h.Score, Weak: weak, Exact: h.Exact}
 	}
 	return out, nil
 }
 
 func (s indexStore) Bundle(name, version string) (*bundles.Bundle, bool) {
 	return s.ix.BundleAt(name, version)
+}
+
+func (s indexStore) BundleFrom(name, version, source string) (*bundles.Bundle, bool) {
+	return s.ix.BundleFrom(name, version, source)
 }
 
 func (s indexStore) Bundles() []bundles.Bundle { return s.ix.Bundles() }

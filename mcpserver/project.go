@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/pyversion"
 	"github.com/novelapi/novelapi/project"
 )
@@ -212,11 +214,12 @@ func projectNotes(p *project.Project, cat *catalog, libs []string) []string {
 	return out
 }
 
-// chooseVersion resolves the version of lib to serve: the explicit
-// version argument when given (resolveVersion), else what the project p
-// declares (projectChoice), else the latest indexed.
-func chooseVersion(cat *catalog, lib, version string, p *project.Project) versionChoice {
-	avail := cat.versions(lib)
+// chooseVersion resolves the version of lib to serve among its bundles of
+// source kind ("" any): the explicit version argument when given
+// (resolveVersion), else what the project p declares (projectChoice), else
+// the latest indexed.
+func chooseVersion(cat *catalog, lib, kind, version string, p *project.Project) versionChoice {
+	avail := cat.versionsFrom(lib, kind)
 	if version == "" && p != nil {
 		if c, ok := projectChoice(p, cat.distNames(lib), avail); ok {
 			return c
@@ -225,10 +228,66 @@ func chooseVersion(cat *catalog, lib, version string, p *project.Project) versio
 	return resolveVersion(version, avail)
 }
 
+// chooseSources resolves the version of lib per source (docs/private.md
+// §4): a library of one source gets one choice, as before sources; a
+// private library and a Debian one of the same name get one each, served
+// side by side, private first, unless source names one ("debian",
+// "private", or a whole label), or the project installs the library from a
+// local path (a private library then), or only some sources have the
+// version asked for (those are kept). An empty result means source matches
+// none of lib's sources.
+func chooseSources(cat *catalog, lib, version, source string, p *project.Project) []versionChoice {
+	kinds := cat.kinds[lib]
+	if source != "" {
+		want, _, _ := strings.Cut(source, ":")
+		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k != want })
+		if len(kinds) == 0 {
+			return nil
+		}
+	}
+	if len(kinds) <= 1 && source == "" {
+		return []versionChoice{chooseVersion(cat, lib, "", version, p)}
+	}
+	if p != nil && version == "" && source == "" && slices.Contains(kinds, index.SourcePrivate) {
+		if decls, ok := p.Lookup(cat.distNames(lib)...); ok && slices.ContainsFunc(decls, func(d project.Requirement) bool { return d.Local != "" }) {
+			kinds = []string{index.SourcePrivate}
+		}
+	}
+	var out, good []versionChoice
+	for _, k := range kinds {
+		vc := chooseVersion(cat, lib, k, version, p)
+		vc.Source = k
+		out = append(out, vc)
+		if vc.Match != MatchFallback && vc.Match != MatchApproximate {
+			good = append(good, vc)
+		}
+	}
+	if len(good) > 0 {
+		return good
+	}
+	return out
+}
+
 // filesRead lists the project files p read, for messages.
 func filesRead(p *project.Project) string {
 	if len(p.Files) == 0 {
 		return "none of requirements*.txt, pyproject.toml, uv.lock, poetry.lock or a virtual environment's *.dist-info"
 	}
 	return strings.Join(p.Files, ", ")
+}
+
+// sourceParam is the argument of search_apis and get_api choosing between
+// a private library and a Debian one of the same name.
+var sourceParam = param{name: "source", kind: "string", aliases: []string{"origin", "provenance"}}
+
+// sourceDescription describes the source argument.
+const sourceDescription = `Where the library comes from, when it is indexed from several (list_libraries shows them): "debian" (a Debian release), "private" (a library the user added with novelapi add, e.g. an in-house fork named like a public one), or a whole label such as "private:/src/numpy". Omit to be served each side by side, labelled.`
+
+// sourceShown returns b's source label when vc says its library is served
+// from a chosen source or several, "" otherwise.
+func sourceShown(b *bundles.Bundle, vc versionChoice) string {
+	if vc.Source == "" {
+		return ""
+	}
+	return index.SourceOf(b)
 }

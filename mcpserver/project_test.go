@@ -24,10 +24,10 @@ func TestProject_Versions(t *testing.T) {
 	}
 	c := inProcess(t, newServer(t, mcpserver.Config{ReadRoots: []string{projects, pinned}}))
 	tests := []struct {
-		name, project       string
+		name, project         string
 		wantServed, wantMatch string
-		wantFrom            string
-		wantText            []string
+		wantFrom              string
+		wantText              []string
 	}{
 		{"InstalledVenv", filepath.Join(projects, "venv"), "2.2.4", "exact",
 			".venv/lib/python3.13/site-packages/numpy-2.2.4.dist-info/METADATA:3",
@@ -93,7 +93,9 @@ func TestProject_Versions(t *testing.T) {
 
 	// An explicit version wins over the project.
 	res := call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "version": "2.1.3", "project": filepath.Join(projects, "venv")})
-	var g struct{ Version struct{ Served, Match, From string } }
+	var g struct {
+		Version struct{ Served, Match, From string }
+	}
 	structured(t, res, &g)
 	if g.Version.Served != "2.1.3" || g.Version.From != "" {
 		t.Errorf("explicit version under a project: %+v", g.Version)
@@ -122,7 +124,9 @@ func TestProject_Refused(t *testing.T) {
 func TestProject_ServerDefault(t *testing.T) {
 	c := inProcess(t, newServer(t, mcpserver.Config{Project: filepath.Join(projects, "venv")}))
 	res := call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack"})
-	var g struct{ Version struct{ Served, Match, From string } }
+	var g struct {
+		Version struct{ Served, Match, From string }
+	}
 	structured(t, res, &g)
 	if g.Version.Served != "2.2.4" || g.Version.Match != "exact" || !strings.HasSuffix(g.Version.From, "numpy-2.2.4.dist-info/METADATA:3") {
 		t.Errorf("get_api under serve --project: %+v\n%s", g.Version, text(res))

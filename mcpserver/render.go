@@ -82,7 +82,7 @@ func (s *Server) handleRender(ctx context.Context, req mcp.CallToolRequest) (*mc
 	// Names resolve as in get_api: an alias, a short name or a public
 	// instance's name (scipy.stats.triang) finds the bundle; the manifest's
 	// api_name says which one was rendered.
-	name, _ := parseHandle(rawName)
+	name, _, _ := parseHandle(rawName)
 	b, _, msg, err := resolveAPI(ctx, st, cat, "render_condition", name, "")
 	if err != nil {
 		return nil, err

@@ -51,14 +51,17 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if err != nil {
 		return nil, err
 	}
-	b, version, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI)
+	b, version, source, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI)
 	if err != nil {
 		return nil, err
 	}
 	if b == nil {
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, msg)
 	}
-	b, vc, note := atVersion(st, cat, b, version, nil)
+	b, vc, note := atVersion(st, cat, b, version, source, nil)
+	if b == nil {
+		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, note)
+	}
 	var intro string
 	if note != "" {
 		intro = "NOTE: " + oneLine(note) + "\n"
@@ -71,25 +74,26 @@ func (s *Server) readAPI(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: p.text}}, nil
 }
 
-// resolveAPIURI resolves a novelapi://api/{api_name}[@version] URI to its
-// bundle and requested version, by name or alias as get_api does, or by
-// get_api's exact-name rule ("np.unstack", "DataFrame.map"). b is nil when
+// resolveAPIURI resolves a novelapi://api/{api_name}[@version][~source]
+// URI to its bundle, requested version and source kind (handleFrom), by
+// name or alias as get_api does, or by get_api's exact-name rule
+// ("np.unstack", "DataFrame.map"). b is nil when
 // the name designates no API or several, or the version is not a version,
 // and msg then says why. err is set only when the lookup itself failed.
-func resolveAPIURI(ctx context.Context, st Store, cat *catalog, uri string) (b *bundles.Bundle, version, msg string, err error) {
+func resolveAPIURI(ctx context.Context, st Store, cat *catalog, uri string) (b *bundles.Bundle, version, source, msg string, err error) {
 	raw := strings.TrimPrefix(uri, HandlePrefix)
 	if u, err := url.PathUnescape(raw); err == nil {
 		raw = u
 	}
-	name, version := parseHandle(HandlePrefix + raw)
+	name, version, source := parseHandle(HandlePrefix + raw)
 	if err := checkVersion("resources/read", version); err != nil {
-		return nil, "", err.Error(), nil
+		return nil, "", "", err.Error(), nil
 	}
 	b, _, msg, err = resolveAPI(ctx, st, cat, "resources/read", name, "")
 	if b == nil {
-		return nil, "", msg, err
+		return nil, "", "", msg, err
 	}
-	return b, version, "", nil
+	return b, version, source, "", nil
 }
 
 // notFoundScheme prefixes the URI a resources/read request is rewritten to
@@ -113,7 +117,7 @@ func (s *Server) beforeReadResource(ctx context.Context, _ any, req *mcp.ReadRes
 	if err != nil {
 		return
 	}
-	if b, _, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI); b == nil && err == nil {
+	if b, _, _, msg, err := resolveAPIURI(ctx, st, cat, req.Params.URI); b == nil && err == nil {
 		req.Params.URI = notFoundScheme + " " + msg + " (" + req.Params.URI + ")"
 	}
 }

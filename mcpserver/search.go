@@ -25,6 +25,7 @@ var searchParams = []param{
 	{name: "k", kind: "integer", aliases: []string{"limit", "top_k", "topK", "n", "count", "max_results", "maxResults", "num_results", "results"}},
 	{name: "max_tokens", kind: "integer", aliases: []string{"tokens", "maxTokens", "token_budget", "tokenBudget", "budget"}},
 	projectParam,
+	sourceParam,
 }
 
 func searchTool() mcp.Tool {
@@ -45,6 +46,7 @@ Default components: S and E. Output fits a token budget (max_tokens, default 400
 		mcp.WithInteger("k", mcp.Description(fmt.Sprintf("Number of APIs to return, 1–%d; default %d (also used for 0 or less; larger values are clamped to %d).", MaxK, DefaultK, MaxK))),
 		mcp.WithInteger("max_tokens", mcp.Description(fmt.Sprintf("Token budget for the whole answer (characters/4). Default %d; values outside %d–%d are clamped, never rejected.", DefaultMaxTokens, MinMaxTokens, MaxMaxTokens))),
 		mcp.WithString("project", mcp.Description(projectDescription)),
+		mcp.WithString("source", mcp.Description(sourceDescription)),
 		annotate("Search novel Python APIs", true, false, true, false),
 	)
 }
@@ -56,6 +58,9 @@ type searchItem struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Match   string `json:"match"`
+	// Source labels where the bundle came from ("debian:trixie",
+	// "private:/src/numpy"), when its library is indexed from several.
+	Source string `json:"source,omitempty"`
 	// From names the project file and line the version came from.
 	From       string  `json:"from,omitempty"`
 	Handle     string  `json:"handle"`
@@ -80,6 +85,9 @@ type searchOut struct {
 	Query   string         `json:"query"`
 	Library string         `json:"library,omitempty"`
 	Version *versionChoice `json:"version,omitempty"`
+	// Sources holds one choice per source when the library is served from
+	// several side by side (a private library named like a Debian one).
+	Sources []versionChoice `json:"sources,omitempty"`
 	// Project is the agent's project directory the versions came from
 	// (the project argument or serve --project), "" when none.
 	Project     string        `json:"project,omitempty"`
@@ -99,6 +107,7 @@ type searchOut struct {
 type searchReq struct {
 	query, library, version string
 	project                 string // the project argument
+	source                  string // the source argument: "debian", "private" or a label
 	proj                    *project.Project
 	comps                   bundles.Components
 	k, maxTokens            int
@@ -128,6 +137,9 @@ func parseSearch(raw map[string]any) (searchReq, error) {
 		return r, err
 	}
 	if r.project, err = a.str("project", 4096); err != nil {
+		return r, err
+	}
+	if r.source, err = a.str("source", 4096); err != nil {
 		return r, err
 	}
 	list, err := a.strs("components", 16)
@@ -182,7 +194,8 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		Estimator: "ceil(characters/4) over text and this manifest", Notes: r.notes}
 
 	q := SearchQuery{Text: r.query, K: r.k}
-	choices := map[string]versionChoice{} // per library
+	choices := map[string]versionChoice{}    // per library: the first choice
+	bySource := map[string][]versionChoice{} // per library: one per source served
 	if r.library != "" {
 		lib, ok := cat.library(r.library)
 		if !ok {
@@ -192,10 +205,20 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			}
 			return mcp.NewToolResultError(msg), nil
 		}
-		vc := chooseVersion(cat, lib, r.version, r.proj)
-		choices[lib] = vc
+		vcs := chooseSources(cat, lib, r.version, r.source, r.proj)
+		if len(vcs) == 0 {
+			return mcp.NewToolResultError(fmt.Sprintf("search_apis: library %s has no bundles from source %q; its sources: %s", lib, r.source, strings.Join(cat.kinds[lib], ", "))), nil
+		}
+		vc := vcs[0]
+		choices[lib], bySource[lib] = vc, vcs
 		out.Library, out.Version = lib, &vc
-		q.Library, q.Version = lib, vc.Served
+		q.Library = lib
+		if len(vcs) == 1 {
+			q.Version = vc.Served
+		} else {
+			out.Sources = vcs
+			q.K = min(r.k*3, 3*MaxK)
+		}
 		if lib != r.library {
 			out.Notes = append(out.Notes, fmt.Sprintf("library %q resolved to %q", r.library, lib))
 		}
@@ -229,19 +252,28 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			}
 			continue
 		}
-		vc, ok := choices[h.Library]
+		vcs, ok := bySource[h.Library]
 		if !ok {
-			vc = chooseVersion(cat, h.Library, r.version, r.proj)
-			choices[h.Library] = vc
+			vcs = chooseSources(cat, h.Library, r.version, r.source, r.proj)
+			bySource[h.Library] = vcs
+			if len(vcs) > 0 {
+				choices[h.Library] = vcs[0]
+			}
 		}
-		if h.Version != vc.Served || seen[h.APIName] {
+		kind, _, _ := strings.Cut(h.Source, ":")
+		i := slices.IndexFunc(vcs, func(vc versionChoice) bool { return vc.Source == "" || vc.Source == kind })
+		if i < 0 || !index.SourceMatches(h.Source, r.source) {
 			continue
 		}
-		b, ok := st.Bundle(h.APIName, h.Version)
+		vc := vcs[i]
+		if h.Version != vc.Served || seen[h.APIName+"\x00"+kind] {
+			continue
+		}
+		b, ok := st.BundleFrom(h.APIName, h.Version, h.Source)
 		if !ok || b.Library != h.Library || bundleVersion(b) != h.Version {
 			continue
 		}
-		seen[h.APIName] = true
+		seen[h.APIName+"\x00"+kind] = true
 		items = append(items, item{b: b, hit: h, vc: vc, parts: renderParts(b, r.comps)})
 		if len(items) == r.k {
 			break
@@ -313,13 +345,13 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		for _, i := range p.included {
 			it := items[i]
 			si := searchItem{Rank: i + 1, APIName: it.b.APIName, Library: it.b.Library, Version: bundleVersion(it.b),
-				Match: it.vc.Match, From: it.vc.From, Handle: handleOf(it.b), Score: round3(it.hit.Score),
-				Components: codes(p.partsShown[i]), Truncated: p.truncated[i], Instances: it.b.PublicInstances()}
+				Match: it.vc.Match, From: it.vc.From, Handle: handleFrom(it.b, it.vc), Score: round3(it.hit.Score),
+				Components: codes(p.partsShown[i]), Source: sourceShown(it.b, it.vc), Truncated: p.truncated[i], Instances: it.b.PublicInstances()}
 			si.Missing = strings.Join(missingParts(it.b, r.comps, it.parts), "+")
 			out.Results = append(out.Results, si)
 		}
 		for _, i := range p.listed {
-			out.Omitted = append(out.Omitted, omittedItem{APIName: items[i].b.APIName, Handle: handleOf(items[i].b)})
+			out.Omitted = append(out.Omitted, omittedItem{APIName: items[i].b.APIName, Handle: handleFrom(items[i].b, items[i].vc)})
 		}
 		out.OmittedMore = len(p.omitted) - len(p.listed)
 		return p.text, out

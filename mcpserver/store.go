@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
 
 	"github.com/novelapi/novelapi/bundles"
+	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/pyversion"
 )
 
@@ -21,6 +23,9 @@ type Store interface {
 	// (another import path of the same object), in any letter case, at
 	// version ("" means the highest indexed).
 	Bundle(name, version string) (*bundles.Bundle, bool)
+	// BundleFrom is Bundle from one source: a kind ("debian", "private")
+	// or a whole label (index.SourceOf); "" means any.
+	BundleFrom(name, version, source string) (*bundles.Bundle, bool)
 	// Bundles returns every indexed bundle; callers must not modify them.
 	Bundles() []bundles.Bundle
 	// Notices lists conditions that degrade search, e.g. "vector search is
@@ -69,6 +74,7 @@ type SearchHit struct {
 	APIName string
 	Library string
 	Version string  // the bundle's version label; "" when unversioned
+	Source  string  // where the bundle came from (index.SourceOf): "debian:trixie", "private:/src/numpy"
 	Score   float64 // the index ranker's score; higher is better, comparable within one answer only
 	// Weak marks a hit found only by vector similarity while nothing
 	// matched lexically or by name: a neighbour, not a match (T15).
@@ -98,6 +104,7 @@ type catalog struct {
 	libKeys  []string            // sorted library keys
 	libAlias map[string]string   // other names of a library (provenance import name) → key
 	apiVers  map[string][]string // API name → its indexed versions
+	kinds    map[string][]string // library → its source kinds (index.SourcePrivate first)
 }
 
 // libInfo describes one library of the index.
@@ -123,11 +130,12 @@ type libVersion struct {
 	Source string `json:"source,omitempty"`
 	// Private is set for a library added with novelapi add; its APIs
 	// count in New when it was served whole.
-	Private bool `json:"private,omitempty"`
+	Private bool   `json:"private,omitempty"`
+	kind    string // index.SourceOf's kind
 }
 
 func buildCatalog(st Store) *catalog {
-	c := &catalog{libs: map[string]*libInfo{}, libAlias: map[string]string{}, apiVers: map[string][]string{}}
+	c := &catalog{libs: map[string]*libInfo{}, libAlias: map[string]string{}, apiVers: map[string][]string{}, kinds: map[string][]string{}}
 	seen := map[string]bool{}
 	all := st.Bundles()
 	for i := range all {
@@ -148,9 +156,13 @@ func buildCatalog(st Store) *catalog {
 			c.libs[b.Library] = li
 		}
 		v := bundleVersion(b)
-		lv := li.byVer[v]
+		kind := sourceKind(b)
+		if !slices.Contains(c.kinds[b.Library], kind) {
+			c.kinds[b.Library] = append(c.kinds[b.Library], kind)
+		}
+		lv := li.byVer[v+"\x00"+kind]
 		if lv == nil {
-			lv = &libVersion{Version: v}
+			lv = &libVersion{Version: v, kind: kind}
 			if p := b.Provenance; p != nil {
 				lv.OldVersion, lv.Environment, lv.ImportName = p.OldVersion, p.Environment, p.Library
 				switch {
@@ -163,7 +175,7 @@ func buildCatalog(st Store) *catalog {
 					c.libAlias[p.Library] = b.Library
 				}
 			}
-			li.byVer[v] = lv
+			li.byVer[v+"\x00"+kind] = lv
 		}
 		lv.APIs++
 		if b.IsModified {
@@ -174,13 +186,19 @@ func buildCatalog(st Store) *catalog {
 	}
 	for k, li := range c.libs {
 		c.libKeys = append(c.libKeys, k)
-		vs := make([]string, 0, len(li.byVer))
-		for v := range li.byVer {
-			vs = append(vs, v)
+		for _, lv := range li.byVer {
+			li.Versions = append(li.Versions, *lv)
 		}
-		for _, v := range pyversion.Sort(vs) {
-			li.Versions = append(li.Versions, *li.byVer[v])
-		}
+		slices.SortFunc(li.Versions, func(a, b libVersion) int {
+			if c := pyversion.CompareStrings(a.Version, b.Version); c != 0 {
+				return c
+			}
+			return strings.Compare(a.kind, b.kind)
+		})
+		slices.SortFunc(c.kinds[k], func(a, b string) int {
+			rank := func(k string) int { return cmp.Or(map[string]int{index.SourcePrivate: 1}[k], 2) }
+			return cmp.Compare(rank(a), rank(b)) // private first
+		})
 	}
 	slices.Sort(c.libKeys)
 	slices.Sort(c.names)
@@ -188,16 +206,28 @@ func buildCatalog(st Store) *catalog {
 }
 
 // versions returns the version labels of a library, ascending.
-func (c *catalog) versions(lib string) []string {
+func (c *catalog) versions(lib string) []string { return c.versionsFrom(lib, "") }
+
+// versionsFrom returns the version labels of a library's bundles of one
+// source kind ("" any), ascending.
+func (c *catalog) versionsFrom(lib, kind string) []string {
 	li := c.libs[lib]
 	if li == nil {
 		return nil
 	}
-	out := make([]string, len(li.Versions))
-	for i, v := range li.Versions {
-		out[i] = v.Version
+	var out []string
+	for _, v := range li.Versions {
+		if (kind == "" || v.kind == kind) && !slices.Contains(out, v.Version) {
+			out = append(out, v.Version)
+		}
 	}
 	return out
+}
+
+// sourceKind returns the kind of b's source (index.SourceOf before ':').
+func sourceKind(b *bundles.Bundle) string {
+	k, _, _ := strings.Cut(index.SourceOf(b), ":")
+	return k
 }
 
 // library resolves a library name the agent gave to a library key.

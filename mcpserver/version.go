@@ -30,6 +30,9 @@ type versionChoice struct {
 	From     string `json:"from,omitempty"`
 	Declared string `json:"declared,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// Source is the source kind served ("debian", "private") when the
+	// library is indexed from several, or one was asked for.
+	Source string `json:"source,omitempty"`
 }
 
 // Note is the human sentence describing the choice, e.g. "range match
