@@ -97,6 +97,7 @@ const (
 	SourceDoctest        = "docstring"       // the docstring's doctest examples
 	SourceDocstringBlock = "docstring-block" // a code block or Markdown fence in the docstring
 	SourceDocs           = "docs"            // a code block of the library's documentation (Debian -doc package)
+	SourceOtherDocstring = "other-docstring" // an example in the docstring of another API of the library that uses this one
 	SourceTests          = "tests"           // a test of the library's installed test suite, cut down
 )
 

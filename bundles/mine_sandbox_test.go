@@ -1,6 +1,7 @@
 package bundles_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // Examples from the installed test suites of trixie-sci (numpy 2.2,
 // pandas 2.2): tests in classes, with their helper methods as functions,
 // tests that take fixtures and parametrize marks, and a class used as a
-// value (ExtractRules 13).
+// value (ExtractRules 13, 14).
 func TestExtract_TestSuiteExamples(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-sci")
@@ -19,22 +20,34 @@ func TestExtract_TestSuiteExamples(t *testing.T) {
 		// Its docstring has no example; numpy/ma/tests/test_core.py calls it
 		// in methods of test classes.
 		{APIName: "numpy.ma.core.product", Kind: bundles.KindFunction, Library: "numpy", NewVersion: "2.2.4"},
+		// No example in its own docstring (scipy 1.15); that of splrep
+		// calls it (ExtractRules 14).
+		{APIName: "scipy.interpolate.splev", Kind: bundles.KindFunction, Library: "scipy", NewVersion: "1.15.3"},
 		// An enum the interchange tests compare with, never call.
 		{APIName: "pandas.core.interchange.dataframe_protocol.DtypeKind", Kind: bundles.KindClass, Library: "pandas", NewVersion: "2.2.3"},
 	}
-	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands[:1], Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, sum2, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: cands[1:], Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs = append(bs, more...)
-	if len(bs) != 2 {
-		t.Fatalf("got %d bundles (%+v, %+v); want 2", len(bs), sum, sum2)
+	var bs []bundles.Bundle
+	for _, c := range cands {
+		got, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: []bundles.Candidate{c}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			t.Fatalf("%s: no bundle (%+v)", c.APIName, sum)
+		}
+		bs = append(bs, got...)
 	}
 	for _, b := range bs {
+		if b.APIName == "scipy.interpolate.splev" {
+			i := slices.IndexFunc(b.Examples, func(e bundles.Example) bool {
+				return e.Source == bundles.SourceOtherDocstring && e.Status == bundles.StatusExecuted
+			})
+			if i < 0 || b.Examples[i].Origin == nil || !strings.HasSuffix(b.Examples[i].Origin.File, "/scipy/interpolate/_fitpack_py.py") ||
+				!strings.Contains(b.Examples[i].Code, "splev(") {
+				t.Errorf("scipy.interpolate.splev: want an executed example from splrep's docstring; got %+v", b.Examples)
+			}
+			continue
+		}
 		var class, executed int
 		for _, e := range b.Examples {
 			if e.Source != bundles.SourceTests || e.Status != bundles.StatusExecuted || e.Origin == nil {

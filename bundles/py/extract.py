@@ -555,14 +555,14 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
     # the method's own code. Functions and classes are matched by identity.
     codes = api_codes(obj) if api.get("kind") == "method" else None
 
-    def run(code, source, org, imports=None, note=""):
+    def run(code, source, org, imports=None, note="", pctx=None):
         nonlocal spent
-        code, added = mine.with_prelude(code, ctx, imports)
+        code, added = mine.with_prelude(code, pctx or ctx, imports)
         code = cfg.get("bootstrap", "") + code
         if any(e["code"] == code for e in out):
             return "duplicate"  # the docs render the docstring's own example
         t0 = time.monotonic()
-        status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "tests") else None)
+        status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "other-docstring", "tests") else None)
         spent += time.monotonic() - t0
         if note and status != "failed":
             reason += note
@@ -617,6 +617,14 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
         if c["source"] != "docstring-block" and not mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind):
             continue
         run(code, c["source"], c.get("origin"), imports)
+    tried = 0
+    for code, pctx, org in other_docstring_examples(ctx["top"], ctx, leaf, target, 3 * TRIES_PER_SOURCE):
+        if served() >= max_served or spent > budget or tried >= TRIES_PER_SOURCE:
+            break
+        if not mine.calls_api(mine.with_prelude(code, pctx)[0], obj, leaf, kind):
+            continue
+        tried += 1
+        run(code, "other-docstring", org, pctx=pctx)
     if cfg.get("tests") and served() < max_served and spent <= budget:
         def reaches(code, imports):
             return mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind)
@@ -638,6 +646,90 @@ def api_codes(obj):
     if not isinstance(c, types.CodeType):
         return None
     return [[c.co_filename, c.co_firstlineno, c.co_name]]
+
+
+_DOCSTRINGS = {}
+IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def docstring_index(library):
+    """The public docstrings of the library that hold examples (doctest lines, code blocks), as
+    a list of (docstring, object, module name), and {identifier: [indexes]} over them; made once
+    per batch. Methods' docstrings count, as the library's reference renders them."""
+    if library in _DOCSTRINGS:
+        return _DOCSTRINGS[library]
+    entries, by, seen = [], {}, set()
+    for name in sorted(sys.modules):
+        if name != library and not name.startswith(library + "."):
+            continue
+        if any(seg.startswith("_") for seg in name.split(".")):
+            continue
+        try:
+            items = list(vars(sys.modules[name]).items())
+        except Exception:  # noqa: BLE001
+            continue
+        for k, v in items:
+            if k.startswith("_") or id(v) in seen:
+                continue
+            seen.add(id(v))
+            objs = [v]
+            if inspect.isclass(v):
+                try:
+                    objs += [m for mk, m in vars(v).items() if not mk.startswith("_")]
+                except Exception:  # noqa: BLE001
+                    pass
+            for o in objs:
+                try:
+                    d = o.__doc__ if (callable(o) or isinstance(o, property)) else None
+                except Exception:  # noqa: BLE001
+                    continue
+                if not isinstance(d, str) or not (">>>" in d or "```" in d or "::" in d):
+                    continue
+                seen.add(id(o))
+                i = len(entries)
+                entries.append((inspect.cleandoc(d), o, name))
+                for ident in set(IDENT_RE.findall(d)):
+                    by.setdefault(ident, []).append(i)
+    _DOCSTRINGS[library] = (entries, by)
+    return entries, by
+
+
+def other_docstring_examples(library, ctx, leaf, target, limit):
+    """Up to limit examples of the API from the docstrings of the library's other public objects
+    that use its leaf name (a class's docstring showing its methods, a function's example
+    that calls another), shortest first: (code, prelude context of the docstring's own module,
+    origin). Each docstring gives its doctest statements and its code blocks that name leaf."""
+    entries, by = docstring_index(library)
+    own = getattr(target, "__doc__", None)
+    own = inspect.cleandoc(own) if isinstance(own, str) else None
+    found = []
+    calls = re.compile(r"(?<![\w])%s\s*\(" % re.escape(leaf))
+    for i in by.get(leaf, [])[:200]:
+        doc, o, modname = entries[i]
+        if doc == own or o is target:
+            continue
+        codes = []
+        code, _ = build_example(doc, sections(doc)[1])
+        if code and mine.mentions(code, leaf):
+            codes.append((code, 0))
+        for b in mine.docstring_blocks(doc, leaf, skip_doctest=True):
+            codes.append((b["code"], b["origin"]["line"]))
+        for code, line in codes:
+            found.append(((0 if calls.search(code) else 1, len(code)), code, o, modname, line))
+    found.sort(key=lambda f: f[0])
+    out = []
+    for _score, code, o, modname, line in found[:limit]:
+        t = code_target(o)
+        org = docstring_origin(t)
+        if line and "line" in org:
+            org["line"] += line
+        pctx = dict(ctx)
+        pctx["modules"] = []
+        for m in [getattr(t, "__module__", None), modname] + ctx["modules"]:
+            if isinstance(m, str) and m in sys.modules and m not in pctx["modules"]:
+                pctx["modules"].append(m)
+        out.append((code, pctx, org))
+    return out
 
 
 _CORPORA = {}
