@@ -290,7 +290,11 @@ const DefaultMaxDocPackage = 64 << 20
 // is missing or older than cfg.MaxAge. When the download fails and a cached
 // copy exists, it is used with a warning. The index is not checked against
 // the suite's signed Release file: it only names and resolves packages,
-// and apt checks every package it installs.
+// and apt checks every package it installs. The parsed index is kept in s
+// for as long as the cached file is unchanged (same size and modification
+// time) and shared by every caller: treat it as read-only. A run over many
+// libraries decompresses and parses a suite's index once, not once per
+// library's documentation lookup (docs/serving.md §7).
 func (s *Store) PackageIndex(ctx context.Context, suite string, cfg IndexConfig) (*PackageIndex, error) {
 	log := cmp.Or(cfg.Log, slog.Default())
 	mirror := strings.TrimRight(cmp.Or(cfg.Mirror, DefaultMirror), "/")
@@ -324,11 +328,31 @@ func (s *Store) PackageIndex(ctx context.Context, suite string, cfg IndexConfig)
 		return nil, fmt.Errorf("Packages index of %s: %w", suite, err)
 	}
 	defer f.Close()
+	fi, err = f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("Packages index of %s: %w", suite, err)
+	}
+	s.mu.Lock()
+	c, ok := s.indexes[path]
+	s.mu.Unlock()
+	if ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
+		return c.ix, nil
+	}
 	zr, err := xz.NewReader(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("Packages index of %s (%s): %w", suite, path, err)
 	}
-	return ParsePackages(zr, suite)
+	ix, err := ParsePackages(zr, suite)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.indexes == nil {
+		s.indexes = map[string]parsedIndex{}
+	}
+	s.indexes[path] = parsedIndex{size: fi.Size(), mtime: fi.ModTime(), ix: ix}
+	s.mu.Unlock()
+	return ix, nil
 }
 
 // IndexPath is where [Store.PackageIndex] caches suite's Packages index

@@ -162,9 +162,17 @@ func TestStore_PackageIndex(t *testing.T) {
 	if p, ok := ix.Package("python3-numpy"); !ok || p.Version != "1:2.2.4+ds-1" {
 		t.Errorf("python3-numpy = %+v, %v; want version 1:2.2.4+ds-1", p, ok)
 	}
+	// The same unchanged file is parsed once per store.
+	if again, err := s.PackageIndex(t.Context(), "trixie", debenv.IndexConfig{}); err != nil || again != ix {
+		t.Errorf("second read of an unchanged index: %p, %v; want the first parse %p", again, err, ix)
+	}
 	old := time.Now().Add(-48 * time.Hour)
 	if err := os.Chtimes(s.IndexPath("trixie", ""), old, old); err != nil {
 		t.Fatal(err)
+	}
+	// A file that changed (here its modification time) is parsed again.
+	if again, err := s.PackageIndex(t.Context(), "trixie", debenv.IndexConfig{MaxAge: 1000 * time.Hour}); err != nil || again == ix {
+		t.Errorf("read of a changed index file: %p, %v; want a new parse, not %p", again, err, ix)
 	}
 	// A mirror on a closed local port: the download fails.
 	ix, err = s.PackageIndex(t.Context(), "trixie", debenv.IndexConfig{Mirror: "http://127.0.0.1:9/debian"})
@@ -189,6 +197,7 @@ func TestStore_PackageIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stale cache not used: %v", err)
 	}
+
 	if _, ok := ix.Package("python3-scipy"); !ok {
 		t.Error("stale cached index lacks python3-scipy")
 	}

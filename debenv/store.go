@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/sandbox"
@@ -21,6 +23,17 @@ import (
 // through a lock file.
 type Store struct {
 	Dir string
+
+	mu      sync.Mutex
+	indexes map[string]parsedIndex // by cached file path; see [Store.PackageIndex]
+}
+
+// parsedIndex is a Packages index parsed from a cached file of this size
+// and modification time.
+type parsedIndex struct {
+	size  int64
+	mtime time.Time
+	ix    *PackageIndex
 }
 
 // OpenStore returns the store under home (the $NOVELAPI_HOME directory),
