@@ -275,6 +275,7 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 		fmt.Fprintf(w, ", %d infra errors excluded", len(s.InfraErrors))
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  "+priCoderLine(s.Metrics))
 	for _, l := range append([]string{pool.LabelPass}, pool.Labels...) {
 		if c := s.Labels[l]; c > 0 {
 			fmt.Fprintf(w, "  %-18s %d\n", l, c)
@@ -289,6 +290,32 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 		}
 	}
 	return nil
+}
+
+// priCoderLine states PriCoder's four measures of m (summary.json's
+// PriCoder-style rates, docs/protocol.md §1.8), saying which tasks a rate
+// leaves out.
+func priCoderLine(m evalharness.Metrics) string {
+	inv := "target invoked " + rate(m.TargetInvocationRate)
+	if m.SpyOffTasks > 0 {
+		inv += fmt.Sprintf(" (of %d tasks with the spy on)", m.N-m.SpyOffTasks)
+	}
+	recall := "required-API recall " + rate(m.RequiredAPIRecall)
+	if m.MultiAPITasks == 0 {
+		recall += " (no task requires several APIs; with one target, recall is the invocation rate)"
+	} else {
+		recall += fmt.Sprintf(" (over %d multi-API tasks)", m.MultiAPITasks)
+	}
+	return fmt.Sprintf("%s · %s · non-existent calls %s · signature errors %s", inv, recall,
+		rate(m.NonexistentCallRate), rate(m.SignatureErrorRate))
+}
+
+// rate formats a rate as a percentage, "–" when it is undefined (nil).
+func rate(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100**v)
 }
 
 func newEvalMergeCmd(g *globals) *cobra.Command {

@@ -20,7 +20,7 @@ func newTasksCmd(g *globals) *cobra.Command {
 		Use:   "tasks",
 		Short: "Build task pools from bundles (Stage 3) and filter them (Stage 4)",
 	}
-	cmd.AddCommand(newTasksBuildCmd(g), newTasksFilterCmd(g))
+	cmd.AddCommand(newTasksBuildCmd(g), newTasksFilterCmd(g), newTasksPredictionsCmd(g))
 	return cmd
 }
 
