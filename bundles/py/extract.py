@@ -655,7 +655,8 @@ IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 def docstring_index(library):
     """The public docstrings of the library that hold examples (doctest lines, code blocks), as
     a list of (docstring, object, module name), and {identifier: [indexes]} over them; made once
-    per batch. Methods' docstrings count, as the library's reference renders them."""
+    per batch. Modules' and methods' docstrings count, as the library's reference renders them
+    (SQLAlchemy documents each dialect in its module's docstring)."""
     if library in _DOCSTRINGS:
         return _DOCSTRINGS[library]
     entries, by, seen = [], {}, set()
@@ -665,11 +666,11 @@ def docstring_index(library):
         if any(seg.startswith("_") for seg in name.split(".")):
             continue
         try:
-            items = list(vars(sys.modules[name]).items())
+            items = [("", sys.modules[name])] + list(vars(sys.modules[name]).items())
         except Exception:  # noqa: BLE001
             continue
         for k, v in items:
-            if k.startswith("_") or id(v) in seen:
+            if k.startswith("_") or id(v) in seen or (k and isinstance(v, types.ModuleType)):
                 continue
             seen.add(id(v))
             objs = [v]
@@ -680,7 +681,7 @@ def docstring_index(library):
                     pass
             for o in objs:
                 try:
-                    d = o.__doc__ if (callable(o) or isinstance(o, property)) else None
+                    d = o.__doc__ if (callable(o) or isinstance(o, (property, types.ModuleType))) else None
                 except Exception:  # noqa: BLE001
                     continue
                 if not isinstance(d, str) or not (">>>" in d or "```" in d or "::" in d):
@@ -719,8 +720,11 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
     found.sort(key=lambda f: f[0])
     out = []
     for _score, code, o, modname, line in found[:limit]:
-        t = code_target(o)
-        org = docstring_origin(t)
+        if isinstance(o, types.ModuleType):
+            t, org = o, {"file": getattr(o, "__file__", None) or "", "line": 1}
+        else:
+            t = code_target(o)
+            org = docstring_origin(t)
         if line and "line" in org:
             org["line"] += line
         pctx = dict(ctx)

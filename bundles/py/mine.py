@@ -167,11 +167,17 @@ def with_setup(code, setup, ctx, imports, convert):
             continue
         b, _ = bound_and_loaded(tree)
         blocks.append((c, b))
+    try:
+        own = {n.name for n in ast.walk(ast.parse(code)) if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    except SyntaxError:
+        own = set()
     chosen = set()
     lines = 0
     for i in range(len(blocks) - 1, -1, -1):
         c, b = blocks[i]
-        if not (b & need):
+        # A block that defines a class or function the code defines again
+        # (SQLAlchemy's pages redefine a mapped class) would define it twice.
+        if not (b & need) or (b & own):
             continue
         n = len(c.splitlines())
         if lines + n > MAX_SETUP_LINES:
@@ -480,12 +486,13 @@ class TestCorpus:
         self._fixtures[path] = out
         return out
 
-    def cases(self, path):
-        """test_cases of the module at path, made once; [] when it does not parse."""
-        if path not in self._cases:
+    def cases(self, path, leaf=None):
+        """test_cases of the module at path for leaf, made once; [] when it does not parse."""
+        key = (path, leaf)
+        if key not in self._cases:
             t = self.tree(path)
-            self._cases[path] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t))
-        return self._cases[path]
+            self._cases[key] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t), leaf)
+        return self._cases[key]
 
     def tree(self, path):
         if path not in self.trees:
@@ -721,10 +728,11 @@ def fixture_statements(name, fixtures, depth=0):
     return out + (_parse_stmts(text) or [])
 
 
-def parametrize_statements(fn, consts):
+def parametrize_statements(fn, consts, leaf=None):
     """The assignments of the first case of each @pytest.mark.parametrize of fn that is not
-    marked xfail or skip ("a, b = 1, 2" for argnames "a,b" and argvalues [(1, 2), ...]), in
-    decorator order; None when a parametrize decorator cannot be read."""
+    marked xfail or skip ("a, b = 1, 2" for argnames "a,b" and argvalues [(1, 2), ...]), the
+    first that names leaf when one does, in decorator order; None when a parametrize decorator
+    cannot be read."""
     out = []
     for d in fn.decorator_list:
         if _deco_name(d).split(".")[-1] != "parametrize":
@@ -744,7 +752,11 @@ def parametrize_statements(fn, consts):
         if not isinstance(values, (ast.List, ast.Tuple)) or not argnames:
             return None
         case = None
-        for v in values.elts:
+        elts = list(values.elts)
+        if leaf:
+            # The case that uses the API first (a test parametrized over generators).
+            elts.sort(key=lambda v: not _refers(v, leaf))
+        for v in elts:
             if isinstance(v, ast.Call) and _deco_name(v.func).split(".")[-1] == "param":
                 if any(kw.arg == "marks" and re.search(r"\b(xfail|skip|skipif)\b", ast.unparse(kw.value))
                        for kw in v.keywords):
@@ -890,23 +902,29 @@ def class_setup(cls):
     return stmts, attrs
 
 
-def test_cases(tree, fixtures, consts):
+def test_cases(tree, fixtures, consts, leaf=None):
     """(function, qualified name, body, statements it runs first) for each test
     function of a module whose arguments can all be made (pytest fixtures that can be inlined,
     the first case of its parametrize marks) and, in a test class, whose setup can be inlined
-    (class_setup), in file order. Tests marked xfail or skip, and tests under other decorators,
-    are left out."""
+    (class_setup), in file order. A parameter with a default takes it. Tests marked xfail or
+    skip, and tests under other decorators, are left out."""
     out = []
 
     def prelude(fn, skip):
         if not _marks_ok(fn):
             return None
-        pre = parametrize_statements(fn, consts)
+        pre = parametrize_statements(fn, consts, leaf)
         if pre is None:
             return None
         given = {t.id for s in pre for t in s.targets}
-        for a in fn.args.args[skip:]:
+        args = fn.args.args[skip:]
+        defaults = dict(zip([a.arg for a in args[len(args) - len(fn.args.defaults):]], fn.args.defaults)) \
+            if fn.args.defaults else {}
+        for a in args:
             if a.arg in given:
+                continue
+            if a.arg in defaults:  # not a fixture: the test's own default
+                pre = pre + [ast.Assign(targets=[ast.Name(id=a.arg, ctx=ast.Store())], value=defaults[a.arg], lineno=0)]
                 continue
             st = fixture_statements(a.arg, fixtures)
             if st is None:
@@ -987,7 +1005,7 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
             continue
         imports = import_lines(tree)
         dropped = {n for n, l in imports.items() if l.split()[1].split(".")[0] in DROP_MODULES}
-        for fn, qual, body, pre in corpus.cases(path):
+        for fn, qual, body, pre in corpus.cases(path, leaf):
             if not any(_refers(s, leaf) for s in body):
                 continue
             stmts = cut_test(pre + body, leaf, dropped | {"self", "cls"})
