@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/index"
 	"github.com/novelapi/novelapi/internal/pysyntax"
@@ -60,6 +61,13 @@ type checkOut struct {
 	// there are several: only one runs, the one the protocol's extraction
 	// picks (docs/protocol.md §3: the longest parseable python block).
 	FencedBlocks int `json:"fenced_blocks,omitempty"`
+	// Environment is the environment the code ran in: the one the API's
+	// bundle was extracted in, so the code meets the version served;
+	// "" when the index does not hold the API (the library's default).
+	Environment string `json:"environment,omitempty"`
+	// EnvironmentNote says why the code ran elsewhere than in the bundle's
+	// environment (it is not built on this machine); "" otherwise.
+	EnvironmentNote string `json:"environment_note,omitempty"`
 	evalharness.CheckResult
 }
 
@@ -97,9 +105,13 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 	// instance) when the index is loaded. check_code also works for APIs
 	// the index does not hold: an unresolved name is spied as given, and
 	// the answer says the index does not know it.
-	// A private library's code runs in its layered environment, named by
-	// its bundle (docs/private.md §2); a Debian library's in its library's.
+	// The code runs in the environment the API's bundle was extracted in
+	// (its Provenance.Environment): a private library's layered
+	// environment (docs/private.md §2), a Debian library's suite (sid-sci
+	// for a trixie -> sid index, where numpy.strings.slice exists), so it
+	// meets the version get_api serves.
 	var unresolved, env string
+	private := false
 	if st, cat, err := s.store(ctx); err == nil {
 		b, via, msg, err := resolveAPI(ctx, st, cat, "check_code", name, library)
 		if err != nil {
@@ -115,9 +127,7 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		}
 		if b != nil {
 			out.APIName, out.Library, out.Version, out.Instances = b.APIName, b.Library, bundleVersion(b), b.PublicInstances()
-			if b.Private() {
-				env = b.Provenance.Environment
-			}
+			env, private = b.Provenance.Environment, b.Private()
 			out.Import = index.PreferredImport(b.Names())
 			if via != "name" && b.APIName != name {
 				out.Resolved = fmt.Sprintf("%s resolved to %s", name, b.APIName)
@@ -149,6 +159,15 @@ func (s *Server) handleCheckCode(ctx context.Context, req mcp.CallToolRequest) (
 		return nil, context.Cause(ctx)
 	}
 	cr, err := h.CheckCodeIn(ctx, env, code, out.APIName, out.Library, out.Instances...)
+	if err != nil && env != "" && !private && errors.Is(err, debenv.ErrUnknownEnvironment) {
+		// A Debian bundle whose environment is not built here (an index
+		// copied from another machine): the library's default
+		// environment, said in the answer.
+		out.EnvironmentNote = fmt.Sprintf("the bundle's environment %s is not built on this machine; the code ran in %s's default environment, whose version may differ from the one served", env, out.Library)
+		env = ""
+		cr, err = h.CheckCodeIn(ctx, env, code, out.APIName, out.Library, out.Instances...)
+	}
+	out.Environment = env
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -183,6 +202,9 @@ func checkText(o checkOut) string {
 	}
 	if o.Unknown != "" {
 		fmt.Fprintf(&sb, "NOTE: the index has no single API of this name; the check spied it as given. %s\n", o.Unknown)
+	}
+	if o.EnvironmentNote != "" {
+		fmt.Fprintf(&sb, "NOTE: %s\n", o.EnvironmentNote)
 	}
 	if o.FencedBlocks > 1 {
 		fmt.Fprintf(&sb, "NOTE: the code has %d fenced blocks; only one ran, the one evaluation would pick (the longest that parses as Python). Send the whole program as one block.\n", o.FencedBlocks)
