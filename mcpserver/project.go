@@ -128,7 +128,7 @@ func projectChoice(p *project.Project, names []string, available []string) (vers
 		if named[0].Line > 0 {
 			c.From = fmt.Sprintf("%s:%d", named[0].File, named[0].Line)
 		}
-		c.Reason = fmt.Sprintf("%s could not be read (%s), so the version the project uses is unknown; the latest indexed, %s, is served", c.From, named[0].Msg, orUnknown(latest))
+		c.Reason = fmt.Sprintf("%s could not be read (%s), so the version the project uses is unknown; the latest indexed, %s, is served", c.From, truncate(oneLine(named[0].Msg), maxProjectNoteChars), orUnknown(latest))
 		return c, true
 	}
 	var where, texts, specs []string
@@ -196,20 +196,54 @@ func projectChoice(p *project.Project, names []string, available []string) (vers
 	return c, true
 }
 
+// MaxProjectNotes bounds the notes about unreadable project lines that one
+// answer carries; the rest are counted in one more note per file
+// (docs/projects.md §2).
+const MaxProjectNotes = 3
+
+// maxProjectNoteChars bounds one such note: a line of binary junk is one
+// long line.
+const maxProjectNoteChars = 240
+
 // projectNotes returns the notes a project adds to an answer about the
-// libraries libs: the lines of its files that could not be read and name
-// no library, or name one of libs.
+// libraries libs (docs/projects.md §2): the lines of its files that could
+// not be read and name one of libs, and the lines that name no library
+// when one of libs is not declared by the project (the line may be its
+// declaration) or libs is empty. A line naming no library does not concern
+// a library the project declares elsewhere, so it is not repeated on
+// answers about that library. At most MaxProjectNotes notes, each cut to
+// maxProjectNoteChars, then one note per file counting the rest.
 func projectNotes(p *project.Project, cat *catalog, libs []string) []string {
 	if p == nil {
 		return nil
 	}
 	var names []string
+	undeclared := len(libs) == 0
 	for _, l := range libs {
-		names = append(names, cat.distNames(l)...)
+		dn := cat.distNames(l)
+		names = append(names, dn...)
+		if _, ok := p.Lookup(dn...); !ok {
+			undeclared = true
+		}
 	}
 	var out []string
+	more := map[string]int{}
+	var files []string
 	for _, w := range p.WarningsFor(names...) {
-		out = append(out, "project "+p.Dir+": "+w.String())
+		if w.Name == "" && !undeclared {
+			continue
+		}
+		if len(out) < MaxProjectNotes {
+			out = append(out, truncate(oneLine("project "+p.Dir+": "+w.String()), maxProjectNoteChars))
+			continue
+		}
+		if more[w.File] == 0 {
+			files = append(files, w.File)
+		}
+		more[w.File]++
+	}
+	for _, f := range files {
+		out = append(out, fmt.Sprintf("project %s: and %d more unreadable lines in %s", p.Dir, more[f], f))
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package mcpserver_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +137,51 @@ func TestProject_ServerDefault(t *testing.T) {
 	res = call(t, c, "search_apis", map[string]any{"query": "unstack an array into a tuple"})
 	if !strings.Contains(text(res), "numpy: the project's .venv/lib/python3.13/site-packages/numpy-2.2.4.dist-info/METADATA:3 declares numpy 2.2.4") {
 		t.Errorf("search over all libraries under serve --project:\n%s", text(res))
+	}
+}
+
+// Unreadable project lines are capped notes, counted in the budget
+// (docs/projects.md §2): 150 "-e" lines that name no distribution beside
+// a pin of numpy add nothing to an answer about numpy, and 200 KB of bytes
+// that are no requirements file add three short notes and a count.
+func TestProject_NotesBudget(t *testing.T) {
+	many := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("numpy==2.2.4\n")
+	for i := range 150 {
+		fmt.Fprintf(&sb, "-e ./packages/component-%d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(many, "requirements.txt"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junk := t.TempDir()
+	data := make([]byte, 200<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	if err := os.WriteFile(filepath.Join(junk, "requirements.txt"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, newServer(t, mcpserver.Config{ReadRoots: []string{many, junk}}))
+	var out struct {
+		Tokens int
+		Notes  []string
+	}
+	res := call(t, c, "search_apis", map[string]any{"query": "unstack an array along an axis", "k": 3, "project": many, "max_tokens": 1000})
+	wantOK(t, res)
+	structured(t, res, &out)
+	if strings.Contains(text(res), "component-") || out.Tokens > 1000 || len(text(res)) > 4000 {
+		t.Errorf("search_apis under 150 -e lines: %d tokens, %d characters:\n%s", out.Tokens, len(text(res)), text(res))
+	}
+
+	res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "project": junk, "max_tokens": 500})
+	wantOK(t, res)
+	structured(t, res, &out)
+	if out.Tokens > 500 || len(text(res)) > 2000 {
+		t.Errorf("get_api under a requirements.txt of random bytes: %d tokens, %d characters:\n%s", out.Tokens, len(text(res)), text(res))
+	}
+	if n := strings.Count(text(res), "NOTE: project "); n > mcpserver.MaxProjectNotes+1 || !strings.Contains(text(res), "more unreadable lines in requirements.txt") {
+		t.Errorf("get_api under a requirements.txt of random bytes: %d project notes, want %d and a count:\n%s", n, mcpserver.MaxProjectNotes+1, text(res))
 	}
 }

@@ -307,6 +307,11 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 	if out.Library != "" {
 		libs = []string{out.Library}
 	}
+	for _, it := range items {
+		if !slices.Contains(libs, it.b.Library) {
+			libs = append(libs, it.b.Library)
+		}
+	}
 	out.Notes = append(out.Notes, projectNotes(r.proj, cat, libs)...)
 
 	if len(items) == 0 {
