@@ -90,10 +90,6 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err)
 	}
-	proj, err := s.readProject("get_api", projectDir)
-	if err != nil {
-		return toolError(err)
-	}
 	source, err := a.str("source", 4096)
 	if err != nil {
 		return toolError(err)
@@ -128,6 +124,13 @@ func (s *Server) handleGet(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 			return toolError(err)
 		}
 		version = pinned
+	}
+	proj, projNote, err := s.readProject("get_api", projectDir, version)
+	if err != nil {
+		return toolError(err)
+	}
+	if projNote != "" {
+		notes = append(notes, projNote)
 	}
 	b, via, msg, err := resolveAPI(ctx, st, cat, "get_api", name, library)
 	if err != nil {

@@ -29,13 +29,18 @@ const projectDescription = `Your project's directory (absolute path), to get the
 // readProject reads the project dir an agent named (or, when dir is "",
 // the server's Config.Project); nil when neither is set. A directory
 // outside the server's read roots is refused before any file system call
-// on it, as evaluate's paths are ([Server.checkReadPath]); a project file
-// that does not parse is an argument error naming file and line.
-func (s *Server) readProject(tool, dir string) (*project.Project, error) {
-	if dir == "" {
+// on it, as evaluate's paths are ([Server.checkReadPath]). A project that
+// cannot be read (a file that does not parse, a directory gone) is an
+// argument error naming file and line when the agent named it and asked
+// for no version; when it is the server's default, or the call names a
+// version (which wins over a project), it is a note and the call is
+// served without a project (docs/projects.md §2).
+func (s *Server) readProject(tool, dir, version string) (p *project.Project, note string, err error) {
+	byServer := dir == ""
+	if byServer {
 		dir = s.cfg.Project
 		if dir == "" {
-			return nil, nil
+			return nil, "", nil
 		}
 	} else {
 		roots := s.readRoots()
@@ -46,23 +51,33 @@ func (s *Server) readProject(tool, dir string) (*project.Project, error) {
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil || !slices.ContainsFunc(roots, func(r string) bool { return within(r, abs) }) {
-			return nil, argErrorf("%s: project %q is outside the directories this server reads files from (%s); ask the user to start the server with --project DIR or --allow-path DIR",
+			return nil, "", argErrorf("%s: project %q is outside the directories this server reads files from (%s); ask the user to start the server with --project DIR or --allow-path DIR",
 				tool, truncate(dir, 200), strings.Join(roots, ", "))
 		}
 		if real, err := filepath.EvalSymlinks(abs); err == nil && !slices.ContainsFunc(roots, func(r string) bool { return within(r, real) }) {
-			return nil, argErrorf("%s: project %q leads outside the directories this server reads files from", tool, truncate(dir, 200))
+			return nil, "", argErrorf("%s: project %q leads outside the directories this server reads files from", tool, truncate(dir, 200))
 		}
 	}
-	p, err := project.Read(dir)
-	switch fe, isFile := errors.AsType[*project.FileError](err); {
-	case err == nil:
-		return p, nil
-	case isFile:
-		return nil, argErrorf("%s: project %s: %s does not parse, so the versions it declares are unknown: fix it, or omit project to get the latest versions", tool, truncate(dir, 200), oneLine(fe.Error()))
-	case errors.Is(err, project.ErrNotDir), errors.Is(err, fs.ErrNotExist):
-		return nil, argErrorf("%s: project %q is not a directory", tool, truncate(dir, 200))
+	p, err = project.Read(dir)
+	if err == nil {
+		return p, "", nil
 	}
-	return nil, fmt.Errorf("read project %s: %w", dir, err)
+	var why string
+	switch fe, isFile := errors.AsType[*project.FileError](err); {
+	case isFile:
+		why = fmt.Sprintf("project %s: %s does not parse, so the versions it declares are unknown", truncate(dir, 200), oneLine(fe.Error()))
+	case errors.Is(err, project.ErrNotDir), errors.Is(err, fs.ErrNotExist):
+		why = fmt.Sprintf("project %q is not a directory", truncate(dir, 200))
+	default:
+		return nil, "", fmt.Errorf("read project %s: %w", dir, err)
+	}
+	switch {
+	case version != "":
+		return nil, why + "; the version asked for is served", nil
+	case byServer:
+		return nil, "the server's " + why + "; the latest indexed versions are served (ask the user to fix it)", nil
+	}
+	return nil, "", argErrorf("%s: %s: fix it, or omit project to get the latest versions", tool, why)
 }
 
 // distNames returns the distribution names a library key may be declared

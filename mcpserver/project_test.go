@@ -185,3 +185,42 @@ func TestProject_NotesBudget(t *testing.T) {
 		t.Errorf("get_api under a requirements.txt of random bytes: %d project notes, want %d and a count:\n%s", n, mcpserver.MaxProjectNotes+1, text(res))
 	}
 }
+
+// serve --project of a missing path or a file fails at startup; a default
+// project that does not parse is a NOTE on each answer, which serves the
+// latest versions, not a tool error; and an explicit version wins over a
+// project that does not parse (docs/projects.md §2, §3).
+func TestProject_ServerDefaultBroken(t *testing.T) {
+	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), filepath.Join(projects, "bad", "requirements.txt")} {
+		if _, err := mcpserver.New(mcpserver.Config{Open: openFixture(t), Logger: quietLog(), Project: dir}); err == nil {
+			t.Errorf("New with Project %s: no error", dir)
+		}
+	}
+	badtoml := filepath.Join(projects, "badtoml")
+	c := inProcess(t, newServer(t, mcpserver.Config{Project: badtoml}))
+	res := call(t, c, "search_apis", map[string]any{"query": "unstack an array along an axis", "library": "numpy"})
+	wantOK(t, res)
+	if !strings.Contains(text(res), "NOTE: the server's project "+badtoml+": pyproject.toml:5:") || !strings.Contains(text(res), "the latest indexed versions are served") {
+		t.Errorf("search_apis under a default project that does not parse:\n%s", text(res))
+	}
+	var g struct {
+		Version struct{ Served, Match string }
+	}
+	res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack"})
+	wantOK(t, res)
+	structured(t, res, &g)
+	if g.Version.Served != "2.2.4" || !strings.Contains(text(res), "does not parse") {
+		t.Errorf("get_api under a default project that does not parse: %+v\n%s", g.Version, text(res))
+	}
+	for _, args := range []map[string]any{
+		{"api_name": "numpy.unstack", "version": "2.1.3"},
+		{"api_name": "numpy.unstack", "version": "2.1.3", "project": badtoml},
+	} {
+		res = call(t, c, "get_api", args)
+		wantOK(t, res)
+		structured(t, res, &g)
+		if g.Version.Served != "2.1.3" || g.Version.Match != "exact" {
+			t.Errorf("get_api %v: %+v\n%s", args, g.Version, text(res))
+		}
+	}
+}

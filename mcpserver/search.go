@@ -178,8 +178,12 @@ func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if err != nil {
 		return toolError(err)
 	}
-	if r.proj, err = s.readProject("search_apis", r.project); err != nil {
+	var note string
+	if r.proj, note, err = s.readProject("search_apis", r.project, r.version); err != nil {
 		return toolError(err)
+	}
+	if note != "" {
+		r.notes = append(r.notes, note)
 	}
 	st, cat, res := s.storeResult(ctx)
 	if res != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/novelapi/novelapi/evalharness"
+	"github.com/novelapi/novelapi/project"
 )
 
 // instructions is the text/template of the server instructions sent in
@@ -136,6 +137,11 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Open == nil && cfg.IndexDir == "" {
 		return nil, errors.New("mcpserver: no index: set Config.IndexDir or Config.Open")
+	}
+	if cfg.Project != "" {
+		if err := project.CheckDir(cfg.Project); err != nil {
+			return nil, fmt.Errorf("mcpserver: --project: %w", err)
+		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

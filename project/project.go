@@ -132,6 +132,21 @@ func (e *FileError) Unwrap() error { return e.Err }
 // ErrNotDir is returned by [Read] for a path that is not a directory.
 var ErrNotDir = errors.New("project: not a directory")
 
+// CheckDir reports whether dir can be a project: an error wrapping
+// fs.ErrNotExist for a missing path, ErrNotDir for a path that is not a
+// directory. serve --project and up --project call it at startup, so that
+// a mistyped path fails there and not on every call (docs/projects.md §2).
+func CheckDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("project %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s", ErrNotDir, dir)
+	}
+	return nil
+}
+
 // A Project is what an agent's project directory declares about the
 // libraries it uses. It is read once by [Read] and safe for concurrent use.
 type Project struct {

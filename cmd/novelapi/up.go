@@ -18,6 +18,7 @@ import (
 	"github.com/novelapi/novelapi/llm"
 	"github.com/novelapi/novelapi/mcpserver"
 	"github.com/novelapi/novelapi/pipeline"
+	"github.com/novelapi/novelapi/project"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -43,6 +44,12 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if projectDir != "" && !noServe {
+				// Fail before the build, not after it.
+				if err := project.CheckDir(projectDir); err != nil {
+					return err
+				}
+			}
 			runner, err := newRunner(ctx, g, backend)
 			if err != nil {
 				return err
