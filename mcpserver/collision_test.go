@@ -310,3 +310,64 @@ func TestServer_PrivateRemovedWhileSearched(t *testing.T) {
 		t.Errorf("get_api source=private after rm: %v %s; want a tool error", err, sdkText(res))
 	}
 }
+
+// A source the API, or the library, has no bundle from is a tool error
+// naming the sources it has, never another source's bundle under that
+// source's name (docs/private.md §4): numpy.unique_counts indexed only in
+// a private numpy fork, the Debian numpy from sid.
+func TestServer_SourceWithoutBundle(t *testing.T) {
+	all, _, err := bundles.ReadBundles(fixtureBundles, jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deb, priv []bundles.Bundle
+	for _, b := range all {
+		if b.Library == "numpy" && b.Provenance != nil {
+			p := *b.Provenance
+			p.Suite = "sid"
+			if p.Version == "2.2.4" {
+				pp := *b.Provenance
+				pp.Source, pp.Novelty = "/src/numpy-fork", bundles.NoveltyPrivate
+				pb := b
+				pb.Provenance = &pp
+				priv = append(priv, pb)
+			}
+			b.Provenance = &p
+		}
+		if b.APIName != "numpy.unique_counts" {
+			deb = append(deb, b)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	if _, err := index.Build(t.Context(), dir, deb, index.BuildConfig{Logger: quietLog()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Add(t.Context(), dir, priv, index.BuildConfig{Logger: quietLog()}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir, index.OpenOptions{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, newServer(t, mcpserver.Config{
+		Open: func(ctx context.Context) (mcpserver.Store, error) { return mcpserver.NewIndexStore(ix), nil },
+	}))
+	res := call(t, c, "get_api", map[string]any{"api_name": "numpy.unique_counts", "source": "debian"})
+	wantError(t, res, "library numpy has no bundle numpy.unique_counts from source debian; its sources: private:/src/numpy-fork")
+	res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "source": "debian:trixie"})
+	wantError(t, res, `library numpy has no bundles from source "debian:trixie"; its sources: debian:sid, private:/src/numpy-fork`)
+	res = call(t, c, "search_apis", map[string]any{"query": "unstack", "library": "numpy", "source": "debian:trixie"})
+	wantError(t, res, `library numpy has no bundles from source "debian:trixie"; its sources: debian:sid, private:/src/numpy-fork`)
+	for _, src := range []string{"debian:sid", "private"} {
+		res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "source": src})
+		wantOK(t, res)
+		if strings.Contains(text(res), "()") {
+			t.Errorf("get_api source=%s:\n%s", src, text(res))
+		}
+	}
+	res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unique_counts", "source": "private"})
+	wantOK(t, res)
+	if !strings.Contains(text(res), "source: private:/src/numpy-fork\n") {
+		t.Errorf("get_api numpy.unique_counts source=private:\n%s", text(res))
+	}
+}

@@ -364,7 +364,7 @@ func notFound(tool string, cat *catalog, name, library string) string {
 func atVersion(st Store, cat *catalog, b *bundles.Bundle, version, source string, proj *project.Project) (*bundles.Bundle, versionChoice, string) {
 	vcs := chooseSources(cat, b.Library, version, source, proj)
 	if len(vcs) == 0 {
-		return nil, versionChoice{}, fmt.Sprintf("get_api: library %s has no bundles from source %q; its sources: %s", b.Library, source, strings.Join(cat.kinds[b.Library], ", "))
+		return nil, versionChoice{}, fmt.Sprintf("get_api: library %s has no bundles from source %q; its sources: %s", b.Library, source, strings.Join(cat.labels[b.Library], ", "))
 	}
 	vc := vcs[0]
 	from := cmp.Or(source, vc.Source)
@@ -382,6 +382,12 @@ func atVersion(st Store, cat *catalog, b *bundles.Bundle, version, source string
 		return bb, vc, sideNote
 	}
 	own, ok := st.BundleFrom(b.APIName, "", from)
+	if !ok && source != "" {
+		// The library has bundles of that source, this API none: never
+		// serve another source's bundle under it (docs/private.md §4).
+		return nil, versionChoice{}, fmt.Sprintf("get_api: library %s has no bundle %s from source %s; its sources: %s",
+			b.Library, oneLine(b.APIName), truncate(oneLine(source), 200), strings.Join(cat.labels[b.APIName], ", "))
+	}
 	if !ok {
 		own = b
 	}
@@ -390,7 +396,11 @@ func atVersion(st Store, cat *catalog, b *bundles.Bundle, version, source string
 		vc.Served = bundleVersion(own)
 		return own, vc, sideNote
 	}
-	note := oneLine(fmt.Sprintf("%s does not exist in %s %s (%s); it is indexed for %s only, served below as a FALLBACK",
-		b.APIName, b.Library, vc.Served, vc.Note(), strings.Join(mine, ", ")))
+	why := ""
+	if n := vc.Note(); n != "" {
+		why = " (" + n + ")"
+	}
+	note := oneLine(fmt.Sprintf("%s does not exist in %s %s%s; it is indexed for %s only, served below as a FALLBACK",
+		b.APIName, b.Library, vc.Served, why, strings.Join(mine, ", ")))
 	return own, versionChoice{Requested: vc.Requested, Served: bundleVersion(own), Match: MatchFallback, Available: mine, From: vc.From, Declared: vc.Declared, Source: vc.Source}, note
 }

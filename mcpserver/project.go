@@ -287,6 +287,9 @@ func chooseVersion(cat *catalog, lib, kind, version string, p *project.Project) 
 // none of lib's sources.
 func chooseSources(cat *catalog, lib, version, source string, p *project.Project) []versionChoice {
 	kinds := cat.kinds[lib]
+	if !cat.hasSource(lib, source) {
+		return nil
+	}
 	if source != "" {
 		want, _, _ := strings.Cut(source, ":")
 		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k != want })

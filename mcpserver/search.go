@@ -211,7 +211,7 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 		}
 		vcs := chooseSources(cat, lib, r.version, r.source, r.proj)
 		if len(vcs) == 0 {
-			return mcp.NewToolResultError(fmt.Sprintf("search_apis: library %s has no bundles from source %q; its sources: %s", lib, r.source, strings.Join(cat.kinds[lib], ", "))), nil
+			return mcp.NewToolResultError(fmt.Sprintf("search_apis: library %s has no bundles from source %q; its sources: %s", lib, r.source, strings.Join(cat.labels[lib], ", "))), nil
 		}
 		vc := vcs[0]
 		choices[lib], bySource[lib] = vc, vcs

@@ -105,6 +105,8 @@ type catalog struct {
 	libAlias map[string]string   // other names of a library (provenance import name) → key
 	apiVers  map[string][]string // API name → its indexed versions
 	kinds    map[string][]string // library → its source kinds (index.SourcePrivate first)
+	labels   map[string][]string // library, and API name, → its source labels (index.SourceOf), sorted
+	sources  []string            // every source label of the index, sorted
 }
 
 // libInfo describes one library of the index.
@@ -135,7 +137,7 @@ type libVersion struct {
 }
 
 func buildCatalog(st Store) *catalog {
-	c := &catalog{libs: map[string]*libInfo{}, libAlias: map[string]string{}, apiVers: map[string][]string{}, kinds: map[string][]string{}}
+	c := &catalog{libs: map[string]*libInfo{}, libAlias: map[string]string{}, apiVers: map[string][]string{}, kinds: map[string][]string{}, labels: map[string][]string{}}
 	seen := map[string]bool{}
 	all := st.Bundles()
 	for i := range all {
@@ -157,6 +159,15 @@ func buildCatalog(st Store) *catalog {
 		}
 		v := bundleVersion(b)
 		kind := sourceKind(b)
+		label := index.SourceOf(b)
+		for _, k := range []string{b.Library, b.APIName} {
+			if !slices.Contains(c.labels[k], label) {
+				c.labels[k] = append(c.labels[k], label)
+			}
+		}
+		if !slices.Contains(c.sources, label) {
+			c.sources = append(c.sources, label)
+		}
 		if !slices.Contains(c.kinds[b.Library], kind) {
 			c.kinds[b.Library] = append(c.kinds[b.Library], kind)
 		}
@@ -200,9 +211,19 @@ func buildCatalog(st Store) *catalog {
 			return cmp.Compare(rank(a), rank(b)) // private first
 		})
 	}
+	for _, l := range c.labels {
+		slices.Sort(l)
+	}
+	slices.Sort(c.sources)
 	slices.Sort(c.libKeys)
 	slices.Sort(c.names)
 	return c
+}
+
+// hasSource reports whether the library or API key has a bundle of
+// source ("" any, a kind or a whole label; index.SourceMatches).
+func (c *catalog) hasSource(key, source string) bool {
+	return slices.ContainsFunc(c.labels[key], func(l string) bool { return index.SourceMatches(l, source) })
 }
 
 // versions returns the version labels of a library, ascending.
