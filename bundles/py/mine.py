@@ -167,18 +167,31 @@ def with_setup(code, setup, ctx, imports, convert):
             continue
         b, _ = bound_and_loaded(tree)
         blocks.append((c, b))
-    try:
-        own = {n.name for n in ast.walk(ast.parse(code)) if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
-    except SyntaxError:
-        own = set()
+    def defined(c):
+        try:
+            return {n.name for n in ast.walk(ast.parse(c)) if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+        except SyntaxError:
+            return set()
+
+    own = defined(code)
     chosen = set()
     lines = 0
     for i in range(len(blocks) - 1, -1, -1):
         c, b = blocks[i]
-        # A block that defines a class or function the code defines again
-        # (SQLAlchemy's pages redefine a mapped class) would define it twice.
-        if not (b & need) or (b & own):
+        # A block that defines a class or function that the code or a nearer
+        # chosen block defines (SQLAlchemy's pages redefine a mapped class)
+        # would define it twice.
+        if not (b & need):
             continue
+        if defined(c) & own:
+            c = _without_definitions(c, own)
+            if not c:
+                continue
+            b, _ = bound_and_loaded(ast.parse(c))
+            if not (b & need):
+                continue
+            blocks[i] = (c, b)
+        own |= defined(c)
         n = len(c.splitlines())
         if lines + n > MAX_SETUP_LINES:
             break
@@ -191,6 +204,23 @@ def with_setup(code, setup, ctx, imports, convert):
 
 
 MAX_SETUP_LINES = 150
+
+
+def _without_definitions(code, names):
+    """code without its top-level classes and functions named in names, and without the
+    statements after them that use what those bound; "" when nothing is left."""
+    gone = set()
+    keep = []
+    for st in ast.parse(code).body:
+        if isinstance(st, (ast.ClassDef, ast.FunctionDef)) and st.name in names:
+            gone.add(st.name)
+            continue
+        b, l = bound_and_loaded(st)
+        if set(l) & gone:
+            gone |= b
+            continue
+        keep.append(st)
+    return "\n".join(ast.unparse(st) for st in keep)
 
 
 def unresolved(code, ctx, imports):
