@@ -358,6 +358,13 @@ func TestServer_SourceWithoutBundle(t *testing.T) {
 	wantError(t, res, `library numpy has no bundles from source "debian:trixie"; its sources: debian:sid, private:/src/numpy-fork`)
 	res = call(t, c, "search_apis", map[string]any{"query": "unstack", "library": "numpy", "source": "debian:trixie"})
 	wantError(t, res, `library numpy has no bundles from source "debian:trixie"; its sources: debian:sid, private:/src/numpy-fork`)
+	// Without a library, a source no library has (docs/private.md §4).
+	for _, src := range []string{"conda", "debian:trixie"} {
+		res = call(t, c, "search_apis", map[string]any{"query": "slice strings", "source": src})
+		wantError(t, res, `this index has no bundles from source "`+src+`"; its sources: debian, debian:sid, private:/src/numpy-fork`)
+	}
+	res = call(t, c, "search_apis", map[string]any{"query": "unstack", "source": "debian:sid"})
+	wantOK(t, res)
 	for _, src := range []string{"debian:sid", "private"} {
 		res = call(t, c, "get_api", map[string]any{"api_name": "numpy.unstack", "source": src})
 		wantOK(t, res)

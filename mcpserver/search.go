@@ -227,6 +227,10 @@ func (s *Server) search(ctx context.Context, st Store, cat *catalog, r searchReq
 			out.Notes = append(out.Notes, fmt.Sprintf("library %q resolved to %q", r.library, lib))
 		}
 	} else {
+		if !slices.ContainsFunc(cat.sources, func(l string) bool { return index.SourceMatches(l, r.source) }) {
+			return mcp.NewToolResultError(fmt.Sprintf("search_apis: this index has no bundles from source %q; its sources: %s",
+				truncate(oneLine(r.source), 200), strings.Join(cat.sources, ", "))), nil
+		}
 		// Over-fetch: hits of versions other than the one chosen for their
 		// library are dropped below.
 		q.K = min(r.k*3, 3*MaxK)
