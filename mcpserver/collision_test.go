@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -188,19 +187,7 @@ func TestServer_PrivateRemovedWhileSearched(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(t, mcpserver.Config{Open: func(ctx context.Context) (mcpserver.Store, error) {
-		l, err := index.OpenLive(dir, index.LiveOptions{OpenOptions: index.OpenOptions{Logger: quietLog()}, CheckEvery: time.Nanosecond})
-		if err != nil {
-			return nil, err
-		}
-		return mcpserver.NewLiveStore(l), nil
-	}})
-	base := httpServer(t, s)
-	cs, err := sdkClient().Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: base + mcpserver.PathMCP}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, _ := liveClient(t, dir)
 	// served returns the sources numpy.unique_counts is served from, or
 	// the text of a tool error.
 	served := func() (string, error) {

@@ -50,20 +50,7 @@ func TestServer_ServesNewGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(t, mcpserver.Config{Open: func(ctx context.Context) (mcpserver.Store, error) {
-		// Checking CURRENT on every call makes "the next call" exact.
-		l, err := index.OpenLive(dir, index.LiveOptions{OpenOptions: index.OpenOptions{Logger: quietLog()}, CheckEvery: time.Nanosecond})
-		if err != nil {
-			return nil, err
-		}
-		return mcpserver.NewLiveStore(l), nil
-	}})
-	base := httpServer(t, s)
-	cs, err := sdkClient().Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: base + mcpserver.PathMCP}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, base := liveClient(t, dir)
 	search := func() string {
 		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "search_apis", Arguments: map[string]any{"query": "numpy.unstack", "k": 1}})
 		if err != nil {
@@ -151,4 +138,26 @@ func TestE2E_PartialIndex(t *testing.T) {
 	if sc, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(sc), `"partial":true`) {
 		t.Errorf("list_libraries structuredContent = %s; want partial true", sc)
 	}
+}
+
+// liveClient serves the live index in dir over streamable HTTP and returns
+// a connected MCP client (closed at the end of the test) with the
+// server's base URL. The server checks
+// CURRENT on every call, which makes "the next call" exact.
+func liveClient(t *testing.T, dir string) (*sdk.ClientSession, string) {
+	t.Helper()
+	s := newServer(t, mcpserver.Config{Open: func(ctx context.Context) (mcpserver.Store, error) {
+		l, err := index.OpenLive(dir, index.LiveOptions{OpenOptions: index.OpenOptions{Logger: quietLog()}, CheckEvery: time.Nanosecond})
+		if err != nil {
+			return nil, err
+		}
+		return mcpserver.NewLiveStore(l), nil
+	}})
+	base := httpServer(t, s)
+	cs, err := sdkClient().Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: base + mcpserver.PathMCP}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, base
 }

@@ -31,8 +31,20 @@ const (
 // The pool is copied into a temporary directory: evaluate records its
 // check of the tests beside the pool (docs/mutants.md §3).
 func sandboxServer(t *testing.T) *mcpserver.Server {
+	tasks, expected := copyPool(t)
+	return newServer(t, mcpserver.Config{
+		Harness: sandboxHarness(t),
+		Eval:    mcpserver.EvalConfig{TasksPath: tasks, ExpectedPath: expected, RunsDir: t.TempDir(), Workers: 2},
+	})
+}
+
+// copyPool copies the real pool (evalTasks, evalExpected) into a
+// temporary directory and returns the copies' paths: evaluate records its
+// check of the tests beside the pool (docs/mutants.md §3).
+func copyPool(t *testing.T) (tasks, expected string) {
+	t.Helper()
 	dir := t.TempDir()
-	tasks, expected := filepath.Join(dir, "tasks.jsonl"), filepath.Join(dir, "expected_calls.jsonl")
+	tasks, expected = filepath.Join(dir, "tasks.jsonl"), filepath.Join(dir, "expected_calls.jsonl")
 	for from, to := range map[string]string{evalTasks: tasks, evalExpected: expected} {
 		data, err := os.ReadFile(from)
 		if err != nil {
@@ -42,10 +54,7 @@ func sandboxServer(t *testing.T) *mcpserver.Server {
 			t.Fatal(err)
 		}
 	}
-	return newServer(t, mcpserver.Config{
-		Harness: sandboxHarness(t),
-		Eval:    mcpserver.EvalConfig{TasksPath: tasks, ExpectedPath: expected, RunsDir: t.TempDir(), Workers: 2},
-	})
+	return tasks, expected
 }
 
 // sandboxHarness builds the evaluation harness over the real sandbox and
@@ -186,17 +195,7 @@ func TestEvaluate_SandboxProgressAndReport(t *testing.T) {
 // for the same run.
 func TestEvaluate_SandboxNothingJudged(t *testing.T) {
 	r := sandboxtest.Runner(t)
-	dir := t.TempDir()
-	tasks, expected := filepath.Join(dir, "tasks.jsonl"), filepath.Join(dir, "expected_calls.jsonl")
-	for from, to := range map[string]string{evalTasks: tasks, evalExpected: expected} {
-		data, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(to, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tasks, expected := copyPool(t)
 	harness := func(context.Context) (*evalharness.Harness, error) {
 		return evalharness.New(evalharness.Config{Runner: r, Log: quietLog(),
 			Envs: func(lib string) (*sandbox.Environment, error) {
