@@ -627,7 +627,8 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
         run(code, "other-docstring", org, pctx=pctx)
     if cfg.get("tests") and served() < max_served and spent <= budget:
         def reaches(code, imports):
-            return mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind)
+            full = mine.with_prelude(code, ctx, imports)[0]
+            return mine.imports_ok(full) and mine.calls_api(full, obj, leaf, kind)
 
         for c in mine.test_examples(test_corpus(ctx["top"]), leaf, api["api_name"], 3 * TRIES_PER_SOURCE, reaches, kind):
             if served() >= max_served or spent > budget or tried_tests >= TRIES_PER_SOURCE:
@@ -1163,6 +1164,22 @@ def library_docstrings(library):
     return docs
 
 
+MAX_ALIAS_TEST_FILES = 300
+
+
+def test_import_lines(library):
+    """The "import M as A" lines of the first MAX_ALIAS_TEST_FILES modules of the library's
+    installed test suite, one string per module (xarray's docstrings use xr without importing
+    it; its tests import it)."""
+    out = []
+    corpus = test_corpus(library)
+    for path in corpus.files[:MAX_ALIAS_TEST_FILES]:
+        text = corpus.read(path)
+        if " as " in text:
+            out.append("\n".join(m.group(0) for m in IMPORT_AS_RE.finditer(text)))
+    return out
+
+
 def learned_aliases(library):
     """The import aliases the library's own docstrings use, as {alias: "import M as A"}
     (docs/protocol.md §7, Stage 2 departures): for each module M the most common A of its
@@ -1178,7 +1195,7 @@ def learned_aliases(library):
     except Exception:  # noqa: BLE001
         return {}
     counts = {}
-    for d in library_docstrings(library):
+    for d in library_docstrings(library) + test_import_lines(library):
         if " as " not in d:
             continue
         for m, a in IMPORT_AS_RE.findall(d):

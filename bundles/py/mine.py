@@ -230,6 +230,34 @@ def unresolved(code, ctx, imports):
     return [n for n in names if not ((imports and n in imports) or n in ctx.get("aliases", {}) or n == ctx["top"])]
 
 
+_IMPORTABLE = {}
+
+
+def imports_ok(code):
+    """Whether every module code imports at its top level imports here: a test helper module
+    that needs pytest (xarray.tests) does not, and its example would fail."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for n in names:
+            if n not in _IMPORTABLE:
+                try:
+                    importlib.import_module(n)
+                    _IMPORTABLE[n] = True
+                except BaseException:  # noqa: BLE001 - SystemExit, ImportError, a broken module
+                    _IMPORTABLE[n] = False
+            if not _IMPORTABLE[n]:
+                return False
+    return True
+
+
 def _resolve_chain(node, env):
     """The object a dotted Name/Attribute chain names, with env resolving the root name; raises
     LookupError when it cannot."""
