@@ -103,6 +103,10 @@ type BuildSummary struct {
 	// ChangeOnly drops any.
 	ModifiedTasks   int `json:"modified_tasks"`
 	ExercisingTasks int `json:"exercising_tasks"`
+	// ExampleChecked counts the tasks whose test also holds the example's
+	// own checks (a test-suite example's asserts, docs/protocol.md §7
+	// Stage 3).
+	ExampleChecked int `json:"example_checked"`
 	// StaticExercising counts the modified tasks that exercise the change
 	// by the static rule ([Change.Exercised]); it equals ExercisingTasks
 	// unless OldEnv decided some.
@@ -128,16 +132,30 @@ type built struct {
 	Masked     string   `json:"masked"`
 	Reference  string   `json:"reference"`
 	Assertions []string `json:"assertions"`
-	Inputs     []string `json:"inputs"`
-	ArgsSrc    string   `json:"args_src"`
-	Receiver   string   `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
-	ResultType string   `json:"result_type"`
+	// ExampleAssertions are the example's own checks (a test's asserts
+	// and assertion-function calls), rewritten onto `result`, that held on
+	// both reference runs (docs/protocol.md §7 Stage 3); they follow the
+	// value assertions in the test.
+	ExampleAssertions []exampleCheck `json:"example_assertions"`
+	Inputs            []string       `json:"inputs"`
+	ArgsSrc           string         `json:"args_src"`
+	Receiver          string         `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
+	ResultType        string         `json:"result_type"`
 	// The target call's keyword argument names (no **), its positional
 	// arguments before any *iterable (an explicit self of Class.method(obj)
 	// not counted), and whether it unpacks * or ** arguments.
 	Keywords    []string `json:"keywords"`
 	NPositional int      `json:"n_positional"`
 	Unpacks     bool     `json:"unpacks"`
+}
+
+// exampleCheck is one of an example's own checks: the statements that
+// bind the names it uses, then an assert's expression or (Call) an
+// assertion-function call run as a statement.
+type exampleCheck struct {
+	Setup []string `json:"setup"`
+	Check string   `json:"check"`
+	Call  bool     `json:"call"`
 }
 
 // ModifiedTries is how many times MaxExamples executed examples are tried
@@ -201,10 +219,19 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 	sum.WithExamples = len(work)
 	bar := progress.New(cfg.Progress, len(work), "tasks build")
 	var (
-		mu    sync.Mutex
-		tasks []*pool.Task
-		first error
+		mu      sync.Mutex
+		tasks   []*pool.Task
+		checked = map[string]bool{} // task IDs whose test holds the example's checks
+		first   error
 	)
+	add := func(r built, ts []*pool.Task) {
+		for _, t := range ts {
+			if len(r.ExampleAssertions) > 0 {
+				checked[t.TaskID] = true
+			}
+		}
+		tasks = append(tasks, ts...)
+	}
 	var g errgroup.Group
 	g.SetLimit(cfg.Workers)
 	for _, j := range work {
@@ -231,7 +258,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 			}
 			if !b.IsModified {
 				for _, r := range good {
-					tasks = append(tasks, tasksFrom(b, r, cfg, nil)...)
+					add(r, tasksFrom(b, r, cfg, nil))
 				}
 				bar.Add(1)
 				return nil
@@ -259,7 +286,7 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 				if len(ts) > 0 {
 					kept++
 				}
-				tasks = append(tasks, ts...)
+				add(r, ts)
 			}
 			bar.Add(1)
 			return nil
@@ -317,6 +344,9 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 		sum.Tasks++
 		sum.ByDifficulty[t.Difficulty]++
 		sum.ByLibrary[t.Library]++
+		if checked[t.TaskID] {
+			sum.ExampleChecked++
+		}
 	}
 	return tasks, sum, nil
 }
@@ -466,6 +496,20 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*poo
 	var asserts strings.Builder
 	for i, a := range r.Assertions {
 		fmt.Fprintf(&asserts, "assert %s, %q\n", a, fmt.Sprintf("result check %d/%d failed", i+1, len(r.Assertions)))
+	}
+	written := map[string]bool{} // setup statements already in the test
+	for i, a := range r.ExampleAssertions {
+		for _, line := range a.Setup {
+			if !written[line] {
+				written[line] = true
+				asserts.WriteString(line + "\n")
+			}
+		}
+		if a.Call {
+			asserts.WriteString(a.Check + "\n")
+			continue
+		}
+		fmt.Fprintf(&asserts, "assert %s, %q\n", a.Check, fmt.Sprintf("example check %d/%d failed", i+1, len(r.ExampleAssertions)))
 	}
 	test := pool.CheckBlock(b.APIName) + asserts.String()
 	var note string

@@ -118,3 +118,67 @@ func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 		t.Errorf("c1.jsonl has %d records after a rerun (err %v), want %d", len(recs), err, len(tasks))
 	}
 }
+
+// The examples numpy's own test suite gives numpy.astype and
+// numpy.cumulative_sum (extracted in trixie-sci) keep their checks as an
+// extra layer of the task's test, rewritten onto `result` with the
+// statements they need, and the references still pass C1
+// (docs/protocol.md §7 Stage 3).
+func TestBuildTasks_ExampleAssertions_RealSandbox(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	bs, _, err := bundles.ReadBundles("testdata/test_examples.jsonl", jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, bsum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bsum.ExampleChecked < 2 {
+		t.Errorf("ExampleChecked = %d, want at least the two tasks of the test-suite examples", bsum.ExampleChecked)
+	}
+	want := map[string][]string{
+		// actual = np.astype(...); expected = np.array(...); assert_array_equal(actual, expected)
+		"numpy.astype": {"expected = np.array(data, dtype=np.uint32)\nassert_array_equal(result, expected)\nassert_equal(result.dtype, expected.dtype)\n"},
+		// assert_array_equal(np.cumulative_sum(arr, axis=1, include_initial=True), expected)
+		"numpy.cumulative_sum": {"assert_array_equal(result, expected)\n"},
+	}
+	found := map[string]bool{}
+	for _, tk := range tasks {
+		test := tk.TestHarness.ExecutionTest
+		ws, ok := want[tk.APIName]
+		if !ok || !strings.Contains(test, ws[0]) {
+			continue
+		}
+		found[tk.APIName] = true
+		for _, w := range ws[1:] {
+			if !strings.Contains(test, w) {
+				t.Errorf("%s: test lacks %q:\n%s", tk.TaskID, w, test)
+			}
+		}
+		_, checks, _ := strings.Cut(test, "# --- end check ---")
+		if strings.Contains(checks, tk.Leaf()+"(") {
+			t.Errorf("%s: the test calls the target itself:\n%s", tk.TaskID, checks)
+		}
+	}
+	for api := range want {
+		if !found[api] {
+			t.Errorf("no %s task keeps its test's checks; tasks:", api)
+			for _, tk := range tasks {
+				t.Logf("%s %s:\n%s\n%s", tk.TaskID, tk.APIName, tk.ReferenceSolution, tk.TestHarness.ExecutionTest)
+			}
+		}
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Passed != len(tasks) {
+		t.Errorf("C1 passed %d of %d tasks, want all", sum.Passed, len(tasks))
+	}
+}

@@ -5,9 +5,12 @@
 # find_target)}]} and writes /out/tasks.json: one
 # record per usable example with the split (context / target statement), the
 # result's description, the shape of the target call (keyword names,
-# positional count) and the assertions that hold on two reference runs and
-# fail when the target is replaced by a null stub.
+# positional count), the assertions that hold on two reference runs and
+# fail when the target is replaced by a null stub, and the example's own
+# assertions (a test's asserts) that hold on both reference runs.
 import ast
+import builtins
+import copy
 import io
 import json
 import math
@@ -317,6 +320,110 @@ def holds(expr, ns):
         return False
 
 
+class _ToResult(ast.NodeTransformer):
+    """Rewrites a statement of the example onto the task's `result`: the
+    name the target statement bound (`H = f(G)`), or the target call itself
+    (`assert f(G) == 3`), becomes `result`."""
+
+    def __init__(self, bound, call):
+        self.bound, self.call = bound, call
+
+    def visit_Name(self, node):
+        if node.id == self.bound and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Name("result", ast.Load()), node)
+        return node
+
+    def generic_visit(self, node):
+        if node is self.call:
+            return ast.copy_location(ast.Name("result", ast.Load()), node)
+        return super().generic_visit(node)
+
+
+def is_check_call(stmt):
+    """Whether stmt is a call of an assertion function (numpy.testing's
+    assert_array_equal, assert_allclose, ...): it raises when the check
+    fails."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    f = stmt.value.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name.startswith("assert") and "raises" not in name and "warns" not in name
+
+
+def _binds_names(stmt):
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _loads_names(stmt):
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _mentions(node, leaf):
+    return any((isinstance(n, ast.Name) and n.id == leaf) or (isinstance(n, ast.Attribute) and n.attr == leaf)
+               for n in ast.walk(node))
+
+
+def own_assertions(tree, idx, call, leaf, known):
+    """The example's own checks of the target's result (a test's asserts
+    and assertion-function calls) rewritten onto `result`, each with the
+    statements between the target statement and itself that bind the names
+    it uses (docs/protocol.md §7 Stage 3). A check is the assert holding the
+    target call, or a later top-level check while the name the target
+    statement bound still holds its result. Checks that mention the target
+    (the hidden test must not call the API for the completion), use a name
+    neither the context, builtins (known), their statements nor `result`
+    bind, or whose statements mention the target, are left out.
+
+    Returns [{"setup": [statement, ...], "check": source, "call": bool}]:
+    call is true for an assertion-function call (run as a statement), false
+    for an assert's expression."""
+    st = tree.body[idx]
+    out = []
+    if isinstance(st, ast.Assert) or is_check_call(st):
+        # In place: the call is found by identity (the tree is not used after).
+        test = _ToResult(None, call).visit(st.test if isinstance(st, ast.Assert) else st.value)
+        if not _mentions(test, leaf) and "result" in _loads_names(test) and _loads_names(test) <= known | {"result"}:
+            out.append({"setup": [], "check": ast.unparse(test), "call": is_check_call(st)})
+        return out
+    if not (isinstance(st, ast.Assign) and st.value is call and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+        return out
+    bound = st.targets[0].id
+    later = []  # the statements since the target one, rewritten
+    for s in tree.body[idx + 1:]:
+        if bound in _binds_names(s):
+            break  # the name no longer holds the target's result
+        r = _ToResult(bound, None).visit(copy.deepcopy(s))
+        if isinstance(s, ast.Assert) or is_check_call(s):
+            check = r.test if isinstance(s, ast.Assert) else r.value
+            need, setup = _loads_names(check), []
+            for p in reversed(later):
+                if _binds_names(p) & need and not isinstance(p, (ast.Assert, ast.Expr)):
+                    setup.insert(0, p)
+                    need = (need - _binds_names(p)) | _loads_names(p)
+            if "result" not in _loads_names(check) or _mentions(check, leaf) or any(_mentions(p, leaf) for p in setup):
+                later.append(r)
+                continue
+            if need <= known | {"result"}:
+                out.append({"setup": [ast.unparse(p) for p in setup], "check": ast.unparse(check),
+                            "call": is_check_call(s)})
+        later.append(r)
+    return out
+
+
+def check_holds(a, ns):
+    """Whether one of own_assertions' checks holds in a copy of ns (its
+    setup may bind names; the copy keeps them out of ns)."""
+    env = dict(ns)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for line in a["setup"]:
+                exec(compile(line, "<example check>", "exec"), env)
+            v = eval(compile(a["check"], "<example check>", "eval"), env)
+        return True if a["call"] else bool(v)
+    except Exception:
+        return False
+
+
 def names_in(node):
     return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
 
@@ -392,7 +499,12 @@ def build_at(api, code, prefer):
         if nss is not None and "result" in nss and holds(a, nss):
             continue
         kept.append(a)
-    if not kept:
+    own = []
+    for a in own_assertions(tree, idx, call, leaf, set(ns1) | set(dir(builtins))):
+        if a not in own and check_holds(a, ns1) and check_holds(a, ns2):
+            own.append(a)
+    separates = [a for a in own if nss is None or "result" not in nss or not check_holds(a, nss)]
+    if not kept and not separates:
         return None, "no assertion separates the reference from a null stub"
     rec = {
         "context": context,
@@ -400,6 +512,7 @@ def build_at(api, code, prefer):
         "masked": masked,
         "reference": ref,
         "assertions": kept,
+        "example_assertions": own,
         "inputs": used,
         "receiver": ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "",
         "args_src": ", ".join([ast.unparse(a) for a in call.args] +
