@@ -249,6 +249,10 @@ type SuiteConfig struct {
 	Workers int
 }
 
+// maxMisses bounds SuiteReport.Misses: enough for every disagreement of a
+// whole pool (bench/labels.sh), bounded for a pathological taxonomy.
+const maxMisses = 1000
+
 // SuiteReport is what MutationSuite measured.
 type SuiteReport struct {
 	Tasks int `json:"tasks"`
@@ -266,7 +270,7 @@ type SuiteReport struct {
 	Kinds map[string]*KindCount `json:"kinds"`
 	// Confusion counts, per taxonomy, intended label → given label.
 	Confusion map[string]map[string]map[string]int `json:"confusion"`
-	// Misses lists up to 40 disagreements of the runtime taxonomy.
+	// Misses lists up to maxMisses disagreements of the runtime taxonomy.
 	Misses []SuiteMiss `json:"misses"`
 }
 
@@ -412,7 +416,7 @@ func MutationSuite(ctx context.Context, cfg SuiteConfig) (*SuiteReport, error) {
 			}
 			rep.Confusion[tax][it.m.Want][label]++
 		}
-		if r.v.Label != it.m.Want && len(rep.Misses) < 40 {
+		if r.v.Label != it.m.Want && len(rep.Misses) < maxMisses {
 			rep.Misses = append(rep.Misses, SuiteMiss{Task: it.task.TaskID, Kind: it.m.Name, Want: it.m.Want, Got: r.v.Label, Rule: r.v.Rule, Rationale: r.v.Rationale})
 		}
 	}

@@ -114,3 +114,21 @@ func TestEvaluate_ScikitLearnEstimatorAcrossProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestSpy_MatplotlibAttributeParents spies targets whose parent path is
+// no importable module: pyplot is a module, not a package, so
+// "import matplotlib.pyplot.style" fails although matplotlib.pyplot.style
+// is an attribute holding the module matplotlib.style (the issue's
+// example); the figure class is reached through pyplot as well.
+func TestSpy_MatplotlibAttributeParents(t *testing.T) {
+	h := sklearnHarness(t)
+	const agg = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+	checkSpyCases(t, h, "matplotlib", []spyCase{
+		{"style.use through pyplot", "matplotlib.pyplot.style.use", agg +
+			"plt.style.use('ggplot')\nassert plt.rcParams['axes.facecolor'] == '#E5E5E5', plt.rcParams['axes.facecolor']", 1},
+		{"style.context through pyplot", "matplotlib.pyplot.style.context", agg +
+			"with plt.style.context('dark_background'):\n    assert plt.rcParams['figure.facecolor'] == 'black'\nassert plt.rcParams['figure.facecolor'] == 'white'", 1},
+		{"class through pyplot", "matplotlib.pyplot.Figure", agg +
+			"f = plt.Figure(figsize=(2, 3))\nassert tuple(f.get_size_inches()) == (2.0, 3.0) and isinstance(f, matplotlib.figure.Figure)", 1},
+	})
+}

@@ -22,7 +22,19 @@ var (
 	fidelityPools = flag.String("fidelity-pools", "", "TestReferenceFidelity: comma-separated pools of ../shared/data (codeupdatearena, pandaseval, numpyeval, monkeyeval, beatnumeval); empty: all, -fidelity-n tasks each")
 	fidelityN     = flag.Int("fidelity-n", 4, "TestReferenceFidelity: at most this many tasks per pool, spread over it (0: every task)")
 	fidelityEnv   = flag.String("fidelity-env", "bookworm-sci", "TestReferenceFidelity: environment of the APICoder pools (CodeUpdateArena runs in trixie-arena)")
+	fidelityTasks = flag.String("fidelity-tasks", "", "TestReferenceFidelity: comma-separated task ids to run (empty: all, or -fidelity-n of them)")
 )
+
+// taskIDs splits a comma-separated flag of task ids; nil when empty.
+func taskIDs(s string) []string {
+	var out []string
+	for id := range strings.SplitSeq(s, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 // sharedData finds ../shared/data/<rel> beside the repository (or a
 // worktree's repository); "" when absent.
@@ -41,8 +53,9 @@ func sharedData(rel string) string {
 // importShared imports one pool of ../shared/data into a temporary
 // directory: CodeUpdateArena for trixie-arena, APICoder's pools for env.
 //
-// n > 0 keeps n tasks spread over the pool (before the spy is resolved).
-func importShared(t *testing.T, name, env string, n int) ([]*importers.Task, map[string]*pool.ExpectedCalls) {
+// n > 0 keeps n tasks spread over the pool, ids only the tasks named
+// (both before the spy is resolved).
+func importShared(t *testing.T, name, env string, n int, ids []string) ([]*importers.Task, map[string]*pool.ExpectedCalls) {
 	t.Helper()
 	need := func(rel string) string {
 		p := sharedData(rel)
@@ -77,10 +90,13 @@ func importShared(t *testing.T, name, env string, n int) ([]*importers.Task, map
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n > 0 {
+	if n > 0 || len(ids) > 0 {
 		tasks, err := importers.LoadPool(out)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(ids) > 0 {
+			tasks = slices.DeleteFunc(tasks, func(tk *importers.Task) bool { return !slices.Contains(ids, tk.TaskID) })
 		}
 		if err := jsonl.Write(filepath.Join(out, importers.TasksFile), spread(tasks, n)); err != nil {
 			t.Fatal(err)
@@ -174,7 +190,7 @@ func TestReferenceFidelity(t *testing.T) {
 				env = importers.ArenaEnvironment
 			}
 			sandboxtest.Env(t, env)
-			tasks, expected := importShared(t, name, env, *fidelityN)
+			tasks, expected := importShared(t, name, env, *fidelityN, taskIDs(*fidelityTasks))
 			store := debenv.OpenStore(sandboxtest.Home())
 			checks, err := importers.CheckReferences(t.Context(), tasks, importers.CheckConfig{
 				Runner: sandboxtest.Runner(t), Store: store, Workers: 2,

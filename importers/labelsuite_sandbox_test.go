@@ -16,10 +16,11 @@ import (
 )
 
 var (
-	labelSuiteAll  = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
-	labelSuiteN    = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
-	labelSuiteEnv  = flag.String("label-suite-env", "trixie-sci", "TestLabelMutationSuite_Arena: environment (trixie-arena runs every group, torch and sympy included)")
-	labelSuitePool = flag.String("label-suite-pool", "codeupdatearena", "TestLabelMutationSuite_Arena: pool of ../shared/data: codeupdatearena, or monkeyeval / beatnumeval with their spy from the keyword mapping (in bookworm-sci unless -label-suite-env names another)")
+	labelSuiteAll   = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
+	labelSuiteN     = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
+	labelSuiteEnv   = flag.String("label-suite-env", "trixie-sci", "TestLabelMutationSuite_Arena: environment (trixie-arena runs every group, torch and sympy included)")
+	labelSuiteTasks = flag.String("label-suite-tasks", "", "TestLabelMutationSuite_Arena: comma-separated task ids to run (empty: all the pool's, see -label-suite-all)")
+	labelSuitePool  = flag.String("label-suite-pool", "codeupdatearena", "TestLabelMutationSuite_Arena: pool of ../shared/data: codeupdatearena, or monkeyeval / beatnumeval with their spy from the keyword mapping (in bookworm-sci unless -label-suite-env names another)")
 )
 
 // sharedArena finds ../shared/data/codeupdatearena/arena.jsonl beside the
@@ -107,7 +108,7 @@ func TestLabelMutationSuite_Arena(t *testing.T) {
 			envName = "bookworm-sci"
 		}
 		sandboxtest.Env(t, envName)
-		all, exp := importShared(t, *labelSuitePool, envName, 0)
+		all, exp := importShared(t, *labelSuitePool, envName, 0, taskIDs(*labelSuiteTasks))
 		for _, tk := range all {
 			if tk.SpyNeeded() {
 				tasks = append(tasks, tk.Task)
@@ -116,6 +117,9 @@ func TestLabelMutationSuite_Arena(t *testing.T) {
 		expected = exp
 	default:
 		t.Fatalf("-label-suite-pool %q: want codeupdatearena, monkeyeval or beatnumeval", *labelSuitePool)
+	}
+	if ids := taskIDs(*labelSuiteTasks); len(ids) > 0 {
+		tasks = slices.DeleteFunc(tasks, func(tk *pool.Task) bool { return !slices.Contains(ids, tk.TaskID) })
 	}
 	// Every len/n-th task, so each group keeps its share.
 	tasks = spread(tasks, *labelSuiteN)
