@@ -215,7 +215,8 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		return v
 	}
 	stderr := truncateRunes(string(res.Stderr), StderrKeep)
-	f := &failureFacts{Task: task, Code: r.Code, Stderr: stderr, TimedOut: res.TimedOut, Recs: &out.Recs, Status: v.Status}
+	f := out.facts(task, stderr)
+	f.Status = v.Status
 	if v.Status == pool.StatusHarnessTamper {
 		f.Tamper = tamperReason(out)
 	}
@@ -410,7 +411,8 @@ func (h *Harness) CheckCodeIn(ctx context.Context, env, code, apiName, library s
 		cr.Label, cr.Rationale = pool.LabelWrongAPISelection, "ran but never called "+apiName
 	default:
 		stderr := truncateRunes(string(out.Res.Stderr), StderrKeep)
-		f := &failureFacts{Task: task, Code: out.Recs.Code, Stderr: stderr, ExcType: exceptionType(stderr), TimedOut: out.Res.TimedOut, Recs: &out.Recs}
+		f := out.facts(task, stderr)
+		f.ExcType = exceptionType(stderr)
 		c := h.classify(ctx, f)
 		cr.Label, cr.Rationale = c.Label, c.Rationale
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
 
@@ -294,6 +295,40 @@ type runOutcome struct {
 	// SpyOptional makes a spy that could not be installed a fact of the
 	// run (check_code) rather than a defect of the task (taskDefect).
 	SpyOptional bool
+	// Plan and Code are the job's completion (runnerJob.Plan, .Code), for
+	// a run whose records were lost (lostCode).
+	Plan *extractionPlan
+	Code string
+}
+
+// facts is what the classifier knows of the run (stderr as kept), the
+// code standing in for lost records included.
+func (o *runOutcome) facts(task *pool.Task, stderr string) *failureFacts {
+	f := &failureFacts{Task: task, Code: o.Recs.Code, Stderr: stderr, TimedOut: o.Res.TimedOut, Recs: &o.Recs}
+	if !o.Recs.Extracted {
+		f.CodeLost = true
+		f.Code, f.CodeEmpty = o.lostCode()
+	}
+	return f
+}
+
+// lostCode stands in for the extracted code of a run whose records were
+// lost (the sandbox's wall limit kills the runner before it writes them):
+// the code itself when the job gave it, else the plan's choice with every
+// candidate taken to parse (a run that timed out got past compiling).
+// empty is true only when every candidate of the plan is an empty stub,
+// so the response holds no code whichever the runner chose.
+func (o *runOutcome) lostCode() (code string, empty bool) {
+	if o.Plan == nil {
+		return o.Code, emptyStub(o.Code)
+	}
+	empty = true
+	for _, c := range o.Plan.candidates() {
+		if !emptyStub(postprocess(c)) {
+			empty = false
+		}
+	}
+	return o.Plan.Select(func(string) bool { return true }), empty
 }
 
 // runnerArgv runs the trusted runner.
@@ -325,7 +360,7 @@ func (h *Harness) execJob(ctx context.Context, env *sandbox.Environment, job run
 		}
 		return runOutcome{Res: res}, fmt.Errorf("sandbox run: %w", err)
 	}
-	return runOutcome{Res: res, Recs: parseRecords(res.Outputs["records.jsonl"], nonce)}, nil
+	return runOutcome{Res: res, Recs: parseRecords(res.Outputs["records.jsonl"], nonce), Plan: job.Plan, Code: job.Code}, nil
 }
 
 // execWithRetry runs job and, after a timeout, once more, serialised

@@ -70,3 +70,33 @@ func TestExtract_Golden(t *testing.T) {
 		}
 	}
 }
+
+// TestLostCode: the stand-in for the code of a run whose records were lost
+// is the plan's choice with every candidate parsing, and empty only when
+// no candidate holds code.
+func TestLostCode(t *testing.T) {
+	tests := []struct {
+		name, response, code string
+		empty                bool
+	}{
+		{"Fenced", "Here:\n```python\ndef f(x):\n    return pd.DataFrame(x)\n```\n", "def f(x):\n    return pd.DataFrame(x)", false},
+		{"LongestOfTier", "```python\nx = 1\n```\n```python\ndef g():\n    return 2\n```", "def g():\n    return 2", false},
+		{"Empty", "", "", true},
+		{"Stub", "```python\ndef f(x):\n    pass\n```", "def f(x):\n    pass", true},
+		{"ProseOnly", "Call DataFrame on the input.", "Call DataFrame on the input.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := planExtraction(tt.response)
+			o := runOutcome{Plan: &p}
+			code, empty := o.lostCode()
+			if code != tt.code || empty != tt.empty {
+				t.Errorf("lostCode = %q, %v; want %q, %v", code, empty, tt.code, tt.empty)
+			}
+		})
+	}
+	o := runOutcome{Code: "print(1)"}
+	if code, empty := o.lostCode(); code != "print(1)" || empty {
+		t.Errorf("lostCode of a job's code = %q, %v", code, empty)
+	}
+}

@@ -75,6 +75,10 @@ type failureFacts struct {
 	ExcType  string // exceptionType(Stderr), or "Timeout"
 	TimedOut bool
 	Recs     *runRecords // nil when the run left none
+	// CodeLost says the runner's records were lost with the run (a wall
+	// timeout): Code is runOutcome.lostCode's stand-in, and CodeEmpty
+	// says whether the response holds no code at all.
+	CodeLost, CodeEmpty bool
 	// Tamper is why the run is HARNESS_TAMPER ("" otherwise).
 	Tamper string
 	// Status is the run's docs/sandbox.md §4.1 status.

@@ -143,10 +143,12 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 		return classification{Label: label, Rule: "runtime:" + rule, Rationale: clip(why)}, true
 	}
 	switch {
-	case emptyStub(f.Code) && (e == nil || e.Phase != "compile"):
+	case (f.CodeEmpty || (!f.CodeLost && emptyStub(f.Code))) && (e == nil || e.Phase != "compile"):
 		return c(pool.LabelWrongSyntax, "empty", "the response holds no code that does anything (empty, prose or a stub)")
 	case e != nil && e.Phase == "compile":
 		return c(pool.LabelWrongSyntax, "compile", "the completion does not compile: "+e.Exc+": "+strings.TrimSpace(e.Msg))
+	case f.TimedOut && f.CodeLost:
+		return c(pool.LabelWrongLogic, "timeout", "timed out before the runner reported what ran (runaway loop or slow code); whether the target was called is unknown")
 	case f.TimedOut && called:
 		return c(pool.LabelWrongLogic, "timeout", "timed out after the target was called")
 	case f.TimedOut:

@@ -23,6 +23,9 @@ type taxonomyFacts struct {
 	Exception *excRecord `json:"exception"`
 	Spy       *spyRecord `json:"spy"`
 	SpyOff    bool       `json:"spy_off"`
+	// CodeLost: the run's records were lost (Code is the stand-in).
+	CodeLost  bool `json:"code_lost"`
+	CodeEmpty bool `json:"code_empty"`
 }
 
 func (tf taxonomyFacts) facts() *failureFacts {
@@ -32,6 +35,7 @@ func (tf taxonomyFacts) facts() *failureFacts {
 		Stderr:   truncateRunes(tf.Stderr, StderrKeep),
 		TimedOut: tf.TimedOut,
 		Recs:     &runRecords{Exception: tf.Exception, Spy: tf.Spy},
+		CodeLost: tf.CodeLost, CodeEmpty: tf.CodeEmpty,
 	}
 	if tf.SpyOff {
 		off := false

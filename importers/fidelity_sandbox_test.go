@@ -263,3 +263,38 @@ func firstLineOf(s string) string {
 	}
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// The references of MonkeyEval's tasks on pandas.DataFrame pass with the
+// spy on in bookworm-sci (pandas 1.5). The class spy counted and recorded
+// the DataFrames the monitor itself built while fingerprinting a recorded
+// DataFrame (pandas 1.x constructs the result of select_dtypes through the
+// class), each recorded again: the runs timed out (they passed with the spy
+// off, and on trixie-sci, whose pandas 2 builds those frames without
+// calling the class).
+func TestReferenceFidelity_MonkeyEvalDataFrameSpy(t *testing.T) {
+	bwrapOnly(t)
+	const env = "bookworm-sci"
+	sandboxtest.Env(t, env)
+	tasks, expected := importShared(t, "monkeyeval", env, 0, []string{"he_PandasEval_21", "he_PandasEval_60", "he_PandasEval_67"})
+	if len(tasks) != 3 {
+		t.Fatalf("%d tasks imported, want 3", len(tasks))
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tasks {
+		t.Run(tk.TaskID, func(t *testing.T) {
+			if tk.APIName != "pandas.DataFrame" {
+				t.Fatalf("api_name %s, want pandas.DataFrame", tk.APIName)
+			}
+			v, err := h.Evaluate(t.Context(), tk.Task, expected[tk.TaskID], tk.MaskedRegion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed || v.SpyCalls == 0 {
+				t.Errorf("passed %v, status %s, spy calls %d, label %s (%s): %s", v.Passed, v.Status, v.SpyCalls, v.Label, v.Rationale, v.Error)
+			}
+		})
+	}
+}

@@ -401,6 +401,12 @@ def _spy_class(orig, name):
     made = []
 
     def __call__(cls, *a, **kw):
+        # As the function spy's guard: what the monitor constructs while it
+        # builds a record is no call (the fingerprint of a pandas 1.x
+        # DataFrame selects columns, which constructs DataFrames through
+        # this class again, and again for their records, without end).
+        if _target_api_busy[0]:
+            return meta.__call__(cls, *a, **kw)
         _spy_count(name)
         _target_api_depth[0] += 1
         try:
@@ -408,19 +414,27 @@ def _spy_class(orig, name):
         except BaseException as e:
             _target_api_depth[0] -= 1
             if _target_api_depth[0] == 0:
-                _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
-                             "args": _fp_canon(orig, a, kw)})
+                _target_api_busy[0] = True
+                try:
+                    _spy_note_raise(orig, e, a, kw, e.__traceback__)
+                    _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
+                                 "args": _fp_canon(orig, a, kw)})
+                finally:
+                    _target_api_busy[0] = False
             raise
         _target_api_depth[0] -= 1
         if _target_api_depth[0] == 0 and _spy_recording():
-            rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
-            if cls is not made[0]:
-                rec["ret"] = {"t": "instance"}
-                rec["subclassed"] = True
-            else:
-                rec["ret"] = _fp(obj)
-            _spy_record(rec)
+            _target_api_busy[0] = True
+            try:
+                rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
+                if cls is not made[0]:
+                    rec["ret"] = {"t": "instance"}
+                    rec["subclassed"] = True
+                else:
+                    rec["ret"] = _fp(obj)
+                _spy_record(rec)
+            finally:
+                _target_api_busy[0] = False
         return obj
 
     def __init_subclass__(cls, **kw):
