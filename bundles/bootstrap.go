@@ -19,12 +19,25 @@ var bootstraps embed.FS
 // lines are idempotent: a script may run them more than once. Discovery,
 // extraction, task building and evaluation each run them first in every
 // sandbox run that imports the library (docs/environments.md §8).
-func Bootstrap(apiOrImport string) string {
+func Bootstrap(apiOrImport string) string { return embedded(apiOrImport, ".py") }
+
+// ExampleNames returns the Python statements that bind the names the
+// documentation of the library whose top-level import name starts
+// apiOrImport uses in its examples without binding them (django's
+// request), or "" when it has none. Extraction gives an example that uses
+// one unbound, and gets it from nowhere else, the statement that binds it
+// (docs/protocol.md §7 Stage 2, prelude); no other stage runs them.
+func ExampleNames(apiOrImport string) string { return embedded(apiOrImport, ".names.py") }
+
+// embedded returns the embedded file bootstrap/TOP+suffix, TOP the
+// top-level import name apiOrImport starts with, without its opening
+// comment; "" when there is no such file.
+func embedded(apiOrImport, suffix string) string {
 	top, _, _ := strings.Cut(apiOrImport, ".")
 	if top == "" || strings.ContainsAny(top, `/\`) {
 		return ""
 	}
-	data, err := bootstraps.ReadFile("bootstrap/" + top + ".py")
+	data, err := bootstraps.ReadFile("bootstrap/" + top + suffix)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}

@@ -99,3 +99,58 @@ func TestBootstrap_Django(t *testing.T) {
 		}
 	}
 }
+
+// A program that defines models at top level, as documentation examples
+// do, gets them in the bootstrap's app for __main__ and their tables in the
+// in-memory database before its first query: a foreign key, a many-to-many
+// relation and a model that refers to one defined after it, then a query
+// of a contrib app's model (docs/environments.md §8).
+func TestBootstrap_DjangoModelsOfAProgram(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-django")
+	prog := Bootstrap("django") + `
+from django.db import models
+
+class Reporter(models.Model):
+    name = models.CharField(max_length=30)
+
+class Tag(models.Model):
+    name = models.CharField(max_length=30)
+
+class Article(models.Model):
+    reporter = models.ForeignKey(Reporter, on_delete=models.CASCADE)
+    tags = models.ManyToManyField(Tag)
+    headline = models.CharField(max_length=100)
+
+r = Reporter.objects.create(name="Ann")
+a = Article.objects.create(reporter=r, headline="Hello")
+a.tags.add(Tag.objects.create(name="news"))
+print(list(Article.objects.filter(tags__name="news").values_list("headline", "reporter__name")))
+
+class Chapter(models.Model):
+    book = models.ForeignKey("Book", on_delete=models.CASCADE)
+
+class Book(models.Model):
+    title = models.CharField(max_length=30)
+
+Chapter.objects.create(book=Book.objects.create(title="T"))
+print(Chapter.objects.count(), Article._meta.app_label)
+
+from django.contrib.auth.models import User
+print(User.objects.create_user("bob").username)
+`
+	res, err := runner.Run(t.Context(), sandbox.Spec{
+		Environment: env,
+		Files:       []sandbox.File{{Path: "main.py", Data: []byte(prog)}},
+		Argv:        []string{"python3", "-I", "-B", sandbox.JobDir + "/main.py"},
+		Env:         threadEnv,
+		Limits:      IntrospectLimits,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[('Hello', 'Ann')]\n1 main\nbob\n"
+	if res.ExitCode != 0 || string(res.Stdout) != want {
+		t.Errorf("exit %d, stdout %q; want %q\n%s", res.ExitCode, res.Stdout, want, tail(res.Stderr, 1500))
+	}
+}

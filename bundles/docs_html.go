@@ -38,6 +38,15 @@ func htmlPage(text string, notes bool, file string) (blocks []docBlock, prose st
 					}
 					return
 				}
+			case atom.Dt:
+				// An object description (<dt class="sig sig-object py"
+				// id="django.db.models.query.QuerySet.update_or_create">)
+				// names the API the page documents by its dotted path,
+				// which its visible text shows only in part.
+				if id := attr(n, "id"); strings.Contains(id, ".") {
+					sb.WriteString(id)
+					sb.WriteByte(' ')
+				}
 			case atom.H1, atom.H2, atom.H3, atom.H4:
 				if m := versionRE.FindStringSubmatch(textOf(n)); m != nil && notes {
 					version = m[1]
@@ -63,6 +72,16 @@ func htmlPage(text string, notes bool, file string) (blocks []docBlock, prose st
 	}
 	walk(doc, false)
 	return blocks, strings.ToLower(sb.String()), entries
+}
+
+// attr returns the value of n's attribute key, or "".
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
 }
 
 // highlightLang returns LANG of a Sphinx code block <div

@@ -128,3 +128,27 @@ func TestCleanMarkup(t *testing.T) {
 		})
 	}
 }
+
+// A Sphinx page names the API it documents in its object description's id
+// (<dt class="sig sig-object py" id="django.template.Library.simple_block_tag">),
+// which its text shows only as "simple_block_tag": the page's blocks are
+// the method's (python-django-doc 5.2.18, sid).
+func TestDocs_Blocks_HTMLObjectDescription(t *testing.T) {
+	d, err := bundles.ReadDocs("testdata/docs/python-django-doc-sid", "/usr/share/doc/python-django-doc", "python-django-doc", "3:5.2.18-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := d.Blocks("django.template.Library.simple_block_tag", 3)
+	if len(bs) != 3 {
+		t.Fatalf("blocks = %+v; want the page's three blocks that use simple_block_tag", bs)
+	}
+	for _, b := range bs {
+		if !strings.Contains(b.Code, "simple_block_tag") || b.Origin.File != "/usr/share/doc/python-django-doc/html/howto/custom-template-tags.html" {
+			t.Errorf("block %+v, origin %+v", b, b.Origin)
+		}
+	}
+	// Another class's method of the same leaf is still named nowhere.
+	if bs := d.Blocks("django.template.Engine.simple_block_tag", 3); len(bs) != 0 {
+		t.Errorf("Engine.simple_block_tag blocks = %+v; want none", bs)
+	}
+}

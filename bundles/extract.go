@@ -118,7 +118,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 17
+const ExtractRules = 18
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
@@ -378,13 +378,15 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 	in := struct {
 		Library        string `json:"library"`
 		Bootstrap      string `json:"bootstrap,omitempty"`
+		Names          string `json:"names,omitempty"`
 		ExampleTimeout int    `json:"example_timeout"`
 		MaxExamples    int    `json:"max_examples"`
 		Cap            int    `json:"cap"`
 		Tests          bool   `json:"tests"`
 		APIs           []api  `json:"apis"`
 	}{Library: cs[0].Library, ExampleTimeout: int(timeout / time.Second),
-		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests, Bootstrap: Bootstrap(cs[0].APIName)}
+		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests, Bootstrap: Bootstrap(cs[0].APIName),
+		Names: ExampleNames(cs[0].APIName)}
 	for _, c := range cs {
 		in.APIs = append(in.APIs, api{c.APIName, c.Kind, cfg.Docs.Blocks(c.APIName, docTries), c.Extra.Extension == ExtensionNoSource})
 	}

@@ -69,3 +69,31 @@ func TestExtract_TestSuiteExamples(t *testing.T) {
 		}
 	}
 }
+
+// A helper that no test names gets an example from the tests of its own
+// module that run its code: numpy.ma.core.get_masked_subclass (trixie-sci,
+// numpy 2.2), which MaskedArray operations call, from numpy/ma/tests/test_core.py
+// (ExtractRules 18).
+func TestExtract_ModuleTestExamples(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	c := bundles.Candidate{APIName: "numpy.ma.core.get_masked_subclass", Kind: bundles.KindFunction, Library: "numpy", NewVersion: "2.2.4"}
+	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: []bundles.Candidate{c}, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 {
+		t.Fatalf("no bundle (%+v)", sum)
+	}
+	i := slices.IndexFunc(bs[0].Examples, func(e bundles.Example) bool {
+		return e.Source == bundles.SourceTests && e.Status == bundles.StatusExecuted
+	})
+	if i < 0 {
+		t.Fatalf("no executed example from the tests; E %q, examples %+v", bs[0].Provenance.Components["E"], bs[0].Examples)
+	}
+	e := bs[0].Examples[i]
+	if e.Origin == nil || !strings.HasSuffix(e.Origin.File, "/numpy/ma/tests/test_core.py") || e.Origin.Test == "" ||
+		!strings.Contains(e.Reason, "does not name it") || strings.Contains(e.Code, "get_masked_subclass") || strings.Contains(e.Code, "pytest") {
+		t.Errorf("example %+v; want a test of numpy/ma/tests/test_core.py that does not name the API", e)
+	}
+}

@@ -3,7 +3,7 @@
 Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
 
 BATCH.json: {"library": "numpy", "example_timeout": 20, "max_examples": 5, "cap": 12000,
-             "tests": true, "bootstrap": "",
+             "tests": true, "bootstrap": "", "names": "",
              "apis": [{"api_name", "kind", "compiled"?, "docs": [{code, lang, imports, source, origin}]}, ...]}
 
 Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
@@ -23,7 +23,9 @@ unavailable.
 The import aliases an example may use unimported are learned from the
 library's docstrings (learned_aliases). "bootstrap" (the library's
 bootstrap, docs/environments.md §8) runs first in this process and heads
-every example, before its import lines.
+every example, before its import lines. "names" binds names the library's
+documentation uses unbound (django's request): an example that needs one and
+gets it from nowhere else has its statements after its import lines.
 
 Every example runs in its own python3 process (cwd a fresh directory under
 /tmp) with a timeout. Python 3.11+, standard library only.
@@ -475,10 +477,17 @@ def run_example(code, leaf, timeout, codes=None):
     """Run code in its own python3 process under a fresh directory: (status, reason). With
     codes (api_codes), an example that runs cleanly without running any of them has failed:
     it uses another object of the same name."""
+    return run_recorded(code, leaf, timeout, codes)[:2]
+
+
+def run_recorded(code, leaf, timeout, codes=None, record=None):
+    """run_example, and the set of code objects under the directory record that started while
+    code ran (reach.py; empty without record): (status, reason, started)."""
     try:
         compile(code, "<example>", "exec")
     except SyntaxError as exc:
-        return "failed", "syntax error: %s" % exc
+        return "failed", "syntax error: %s" % exc, set()
+    started = set()
     with tempfile.TemporaryDirectory(dir="/tmp") as d:
         path = os.path.join(d, "example.py")
         with open(path, "w") as f:
@@ -487,27 +496,33 @@ def run_example(code, leaf, timeout, codes=None):
         env.setdefault("MPLBACKEND", "Agg")
         argv = [sys.executable, "-I", "-B", path]
         report = os.path.join(d, ".reached")
-        if codes:
+        if codes or record:
             with open(os.path.join(d, ".codes.json"), "w") as f:
-                json.dump(codes, f)
+                json.dump({"codes": codes or [], "record": record}, f)
             argv = [sys.executable, "-I", "-B", REACH, os.path.join(d, ".codes.json"), path, report]
         try:
             p = subprocess.run(argv, cwd=d, env=env,
                                stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             if re.search(r"\b%s\b" % re.escape(leaf), code):
-                return "static", "execution blocked by environment (TimeoutExpired after %ss); static checks pass" % timeout
-            return "failed", "timed out after %ss" % timeout
+                return "static", "execution blocked by environment (TimeoutExpired after %ss); static checks pass" % timeout, started
+            return "failed", "timed out after %ss" % timeout, started
         reached = os.path.exists(report)
+        if record:
+            try:
+                with open(report + ".codes") as f:
+                    started = {tuple(c) for c in json.load(f)}
+            except (OSError, ValueError):
+                pass
     if p.returncode == 0:
         if codes and not reached:
-            return "failed", "runs cleanly but never runs the API's code (another object named %s)" % leaf
-        return "executed", "runs cleanly"
+            return "failed", "runs cleanly but never runs the API's code (another object named %s)" % leaf, started
+        return "executed", "runs cleanly", started
     err = p.stderr.decode("utf-8", "replace").strip().splitlines()
     last = err[-1] if err else "exit status %d" % p.returncode
     if any(m in last for m in STATIC_MARKERS) and re.search(r"\b%s\b" % re.escape(leaf), code):
-        return "static", "execution blocked by environment (%s); static checks pass" % last[:200]
-    return "failed", last[:300]
+        return "static", "execution blocked by environment (%s); static checks pass" % last[:200], started
+    return "failed", last[:300], started
 
 
 # How many candidates of each source beyond doctests are tried per API, and how long the
@@ -635,7 +650,75 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
                 break
             tried_tests += 1
             run(c["code"], "tests", c["origin"], c["imports"])
+    if cfg.get("tests") and served() == 0 and spent <= budget:
+        spent += module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget - spent)
     return out
+
+
+# How many examples the tests of an API's module that do not name it give at most, and how
+# many of them run anew for one API (the runs of the batch's other APIs are reused).
+MODULE_TEST_SERVED = 2
+MODULE_TEST_RUNS = 2 * TRIES_PER_SOURCE
+_MODULE_RUNS = {}  # (test file, test) -> (code, status, reason, code objects started)
+
+
+def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
+    """Appends to out the tests of the API's own module that do not name it but run its code
+    (mine.module_test_examples: a reader class reached through Table.read(format=...)), at most
+    MODULE_TEST_SERVED; returns the seconds spent. Each test runs once per batch under reach.py,
+    which records every code object of the library it starts, so the other APIs of the batch
+    reuse the run; at most MODULE_TEST_RUNS run anew for this API."""
+    want = {tuple(c) for c in own_codes(obj) or []}
+    top = sys.modules.get(ctx["top"])
+    root = os.path.dirname(getattr(top, "__file__", None) or "")
+    module_file = docstring_origin(target).get("file")
+    if not want or not root or not module_file:
+        return 0.0
+    timeout = cfg.get("example_timeout", 20)
+    spent, fresh, served = 0.0, 0, 0
+
+    def accept(code, imports):
+        return mine.imports_ok(mine.with_prelude(code, ctx, imports)[0])
+
+    names = {leaf}
+    if api.get("kind") == "method":
+        names.add(api["api_name"].rsplit(".", 2)[-2])
+    callers = mine.module_callers(module_file, names)
+    for c in mine.module_test_examples(test_corpus(ctx["top"]), module_file, 4 * TRIES_PER_SOURCE, accept, callers):
+        if served >= MODULE_TEST_SERVED or spent > budget:
+            break
+        key = (c["origin"]["file"], c["origin"]["test"])
+        if key not in _MODULE_RUNS:
+            if fresh >= MODULE_TEST_RUNS:
+                continue
+            fresh += 1
+            code = cfg.get("bootstrap", "") + mine.with_prelude(c["code"], ctx, c["imports"])[0]
+            t0 = time.monotonic()
+            _MODULE_RUNS[key] = (code,) + run_recorded(code, leaf, timeout, record=root + os.sep)
+            spent += time.monotonic() - t0
+            if _MODULE_RUNS[key][1] != "executed" or not (_MODULE_RUNS[key][3] & want):
+                reason = _MODULE_RUNS[key][2] if _MODULE_RUNS[key][1] != "executed" else \
+                    "runs cleanly but never runs the API's code"
+                out.append({"code": code, "status": "failed", "reason": reason, "source": "tests", "origin": c["origin"]})
+                continue
+        code, status, reason, started = _MODULE_RUNS[key]
+        if status != "executed" or not (started & want) or any(e["code"] == code for e in out):
+            continue
+        served += 1
+        out.append({"code": code, "status": "executed", "source": "tests", "origin": c["origin"],
+                    "reason": reason + "; runs the API's code through a test of its module that does not name it"})
+    return spent
+
+
+def own_codes(obj):
+    """api_codes of a routine; for a class, those of the functions it defines itself (methods,
+    properties' getters); None when there are none."""
+    if not inspect.isclass(obj):
+        return api_codes(obj)
+    out = []
+    for v in list(vars(obj).values()):
+        out += api_codes(v.fget if isinstance(v, property) else v) or []
+    return out or None
 
 
 def api_codes(obj):
@@ -1114,7 +1197,7 @@ def one(api, cfg):
         # signature is (*args, **kwds); its docstring lists the call forms.
         rec["instance_methods"] = documented_methods(secs)
     ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""),
-                       cfg.get("aliases") or {})
+                       cfg.get("aliases") or {}, cfg.get("standins") or {})
     rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj)
     rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
     impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))
@@ -1231,6 +1314,7 @@ def main(argv):
             boot_error = "bootstrap: %s: %s" % (type(exc).__name__, str(exc)[:300])
     if cfg.get("apis"):
         cfg["aliases"] = learned_aliases(cfg["apis"][0]["api_name"].split(".")[0])
+    cfg["standins"] = mine.standins(cfg.get("names") or "")
     with open(out_path, "a") as out:
         for api in cfg["apis"]:
             try:

@@ -61,14 +61,69 @@ def bound_and_loaded(tree):
 
 def unbound_names(code, shadowed=()):
     """The names code loads but neither binds nor gets from builtins, in order of first use;
-    None when code does not parse. Builtin names in shadowed count as unbound (a test module
-    that imports numpy.ma's sum calls that sum, not the builtin)."""
+    None when code does not parse. A function's parameters and locals bind only inside it (a
+    page's "def my_view(request)" does not give the "request" its next block uses). Builtin
+    names in shadowed count as unbound (a test module that imports numpy.ma's sum calls that
+    sum, not the builtin)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    bound, loaded = bound_and_loaded(tree)
-    return [n for n in loaded if n not in bound and (n not in BUILTINS or n in shadowed)]
+    _, free = scoped_names(tree)
+    return [n for n in free if n not in BUILTINS or n in shadowed]
+
+
+def scoped_names(tree):
+    """(names tree binds at module level, names it loads that no enclosing scope binds, in order
+    of first use). A class body counts as its enclosing scope, comprehensions too."""
+    def visit(node, bound, loads, funcs):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                bound.add(node.name)
+                for d in node.decorator_list:
+                    visit(d, bound, loads, funcs)
+            for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                visit(d, bound, loads, funcs)
+            funcs.append(node)
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.append(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+            declared.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        for child in ast.iter_child_nodes(node):
+            visit(child, bound, loads, funcs)
+
+    free, declared = [], set()  # declared: global and nonlocal names, bound where declared
+
+    def scope(nodes, outer, params=()):
+        bound, loads, funcs = set(params), [], []
+        for n in nodes:
+            visit(n, bound, loads, funcs)
+        seen = outer | bound
+        for n in loads:
+            if n not in seen and n not in free:
+                free.append(n)
+        for f in funcs:
+            a = f.args
+            names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] + \
+                [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+            scope(f.body if isinstance(f.body, list) else [f.body], seen, names)
+        return bound
+
+    module = scope(tree.body, set())
+    return module | declared, [n for n in free if n not in declared]
 
 
 def import_lines(tree):
@@ -110,13 +165,15 @@ def with_prelude(code, ctx, source_imports=None):
     Each name code uses without binding is looked up in turn in source_imports (what the
     example's own source imports), the aliases learned from the library's docstrings
     (ctx["aliases"]), the library's top-level name, and the public names of
-    the API's module and of the library (from MOD import NAME). Names found nowhere are left: the
-    example then fails with a NameError and is not served.
+    the API's module and of the library (from MOD import NAME), and last in the names the
+    library's documentation uses unbound (ctx["standins"], whose statements follow the import
+    lines). Names found nowhere are left: the example then fails with a NameError and is not
+    served.
     """
     names = unbound_names(code, source_imports or ())
     if not names:
         return code, []
-    lines = []
+    lines, after = [], []
     for n in names:
         line = None
         if source_imports and n in source_imports:
@@ -130,22 +187,43 @@ def with_prelude(code, ctx, source_imports=None):
                 if _module_has(modname, n):
                     line = "from %s import %s" % (modname, n)
                     break
+        if line is None and n in ctx.get("standins", {}):
+            after.append(ctx["standins"][n])
         if line and line not in lines:
             lines.append(line)
+    lines += after
     if not lines:
         return code, []
     return "\n".join(lines) + "\n" + code, lines
 
 
-def context(api_name, obj_module, library, aliases=None):
-    """What with_prelude needs of one API: its library's top-level name and the modules whose
-    public names an example may use unimported (the object's module, the API's path, the library)."""
+def context(api_name, obj_module, library, aliases=None, standins=None):
+    """What with_prelude needs of one API: its library's top-level name, the modules whose
+    public names an example may use unimported (the object's module, the API's path, the
+    library), the learned aliases and the library's stand-ins (standins)."""
     top = api_name.split(".")[0]
     mods = []
     for m in (obj_module, api_name.rsplit(".", 1)[0], top):
         if m and m not in mods and m in sys.modules:
             mods.append(m)
-    return {"top": top, "modules": mods, "library": library, "aliases": aliases or {}}
+    return {"top": top, "modules": mods, "library": library, "aliases": aliases or {}, "standins": standins or {}}
+
+
+def standins(text):
+    """{name: statements} of the names a library's documentation uses unbound
+    (bundles.ExampleNames): each top-level assignment to one name, after the import lines of
+    text that bind the names it uses. {} for text that does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    imports = import_lines(tree)
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            need = [imports[n] for n in (unbound_names(ast.unparse(node)) or []) if n in imports]
+            out[node.targets[0].id] = "\n".join(need + [ast.unparse(node)])
+    return out
 
 
 def with_setup(code, setup, ctx, imports, convert):
@@ -165,8 +243,7 @@ def with_setup(code, setup, ctx, imports, convert):
             tree = ast.parse(c)
         except SyntaxError:
             continue
-        b, _ = bound_and_loaded(tree)
-        blocks.append((c, b))
+        blocks.append((c, scoped_names(tree)[0]))
     def defined(c):
         try:
             return {n.name for n in ast.walk(ast.parse(c)) if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
@@ -187,7 +264,7 @@ def with_setup(code, setup, ctx, imports, convert):
             c = _without_definitions(c, own)
             if not c:
                 continue
-            b, _ = bound_and_loaded(ast.parse(c))
+            b = scoped_names(ast.parse(c))[0]
             if not (b & need):
                 continue
             blocks[i] = (c, b)
@@ -663,13 +740,19 @@ def _is_fixture(fn):
     return any(_deco_name(d).split(".")[-1] == "fixture" for d in fn.decorator_list)
 
 
+# Decorators a test module's helper may have and still be one: they change no test's outcome.
+HELPER_DECORATORS = {"contextlib.contextmanager", "contextmanager", "functools.cache", "cache",
+                     "functools.lru_cache", "lru_cache"}
+
+
 def _module_helpers(tree):
     """{name: statement} of the module-level functions and classes of a test module that are
-    neither tests nor fixtures (helpers a test may call: a graph builder, a data maker)."""
+    neither tests nor fixtures (helpers a test may call: a graph builder, a data maker, a
+    context manager making a temporary file)."""
     out = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith(("test", "Test")) \
-                and not node.decorator_list:
+                and all(_deco_name(d) in HELPER_DECORATORS for d in node.decorator_list):
             out[node.name] = node
     return out
 
@@ -1040,6 +1123,30 @@ def module_needs(code, tree, imports):
     return [ast.unparse(node) for node in tree.body if id(node) in chosen]
 
 
+def _test_dropped(imports):
+    """The names of a test module's imports of pytest, unittest and the like (DROP_MODULES)."""
+    return {n for n, l in imports.items() if l.split()[1].split(".")[0] in DROP_MODULES}
+
+
+def _test_script(stmts, tree, imports, dropped, accept):
+    """The kept statements of a test as a script, after the module constants and helpers they
+    use (module_needs); None when it is longer than MAX_TEST_LINES, needs a dropped name (a
+    fixture or helper that needs pytest) or accept(code, imports) refuses it."""
+    code = "\n".join(ast.unparse(st) for st in stmts)
+    if len(code.splitlines()) > MAX_TEST_LINES:
+        return None
+    mod = module_needs(code, tree, imports)
+    if mod is None:
+        return None
+    if mod:
+        code = "\n".join(mod) + "\n" + code
+    if set(unbound_names(code) or ()) & dropped:
+        return None
+    if accept is not None and not accept(code, imports):
+        return None
+    return code
+
+
 def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
     """Up to limit candidate examples from the test functions that call leaf, shortest first
     among the first 4*limit found: the test's statements the call needs (cut_test), with the
@@ -1062,24 +1169,15 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
         if tree is None:
             continue
         imports = import_lines(tree)
-        dropped = {n for n, l in imports.items() if l.split()[1].split(".")[0] in DROP_MODULES}
+        dropped = _test_dropped(imports)
         for fn, qual, body, pre in corpus.cases(path, leaf):
             if not any(_refers(s, leaf) for s in body):
                 continue
             stmts = cut_test(pre + body, leaf, dropped | {"self", "cls"})
             if not stmts or not any(_refers(s, leaf) for s in stmts):
                 continue
-            code = "\n".join(ast.unparse(s) for s in stmts)
-            if len(code.splitlines()) > MAX_TEST_LINES:
-                continue
-            mod = module_needs(code, tree, imports)
-            if mod is None:
-                continue
-            if mod:
-                code = "\n".join(mod) + "\n" + code
-            if set(unbound_names(code) or ()) & dropped:
-                continue  # a fixture or helper needs pytest
-            if accept is not None and not accept(code, imports):
+            code = _test_script(stmts, tree, imports, dropped, accept)
+            if code is None:
                 continue
             # A test that reaches the API through its own module's name
             # scores ahead of one that only shares the leaf name.
@@ -1091,4 +1189,99 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
         if len(found) >= 4 * limit:
             break
     found.sort(key=lambda x: x[0])
+    return [f for _, f in found[:limit]]
+
+
+def whole_test(body, dropped):
+    """The statements of a test function's body that do not use a dropped name (pytest), nor
+    what those bound in turn: the test as a plain script."""
+    out, gone = [], set(dropped)
+    for st in body:
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+            continue
+        if _uses_dropped(st, gone):
+            gone |= _binds(st)
+            continue
+        out.append(st)
+    return out
+
+
+MAX_MODULE_TEST_FILES = 2
+
+
+def module_test_files(corpus, module_file):
+    """The test modules of the module at module_file ("astropy/io/ascii/tdat.py"): the files
+    test_SEG.py of the suite, SEG the module's name (its package's for an __init__.py), nearest
+    the module first, at most MAX_MODULE_TEST_FILES."""
+    if not module_file or corpus is None:
+        return []
+    stem = os.path.splitext(os.path.basename(module_file))[0]
+    if stem == "__init__":
+        stem = os.path.basename(os.path.dirname(module_file))
+    here = os.path.dirname(os.path.abspath(module_file)).split(os.sep)
+    found = []
+    for path in corpus.files:
+        if os.path.basename(path) != "test_%s.py" % stem:
+            continue
+        there = os.path.dirname(os.path.abspath(path)).split(os.sep)
+        common = 0
+        for a, b in zip(here, there):
+            if a != b:
+                break
+            common += 1
+        found.append((-common, path))
+    found.sort()
+    return [p for _, p in found[:MAX_MODULE_TEST_FILES]]
+
+
+def module_callers(module_file, names):
+    """The names of the top-level functions, classes and assignments of the module at
+    module_file that use one of names (its API's leaf and class), and of those that use them in
+    turn, one hop each: numpy.ma.core's where and concatenate call get_masked_subclass, and
+    add = _MaskedBinaryOperation(...) makes an object whose class calls it."""
+    try:
+        with open(module_file, encoding="utf-8", errors="replace") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return set(names)
+    out = set(names)
+    for hop in ((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef), (ast.Assign,)):
+        new = set()
+        for node in tree.body:
+            if not isinstance(node, hop) or not any(_refers(node, n) for n in out):
+                continue
+            if isinstance(node, ast.Assign):
+                new |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            else:
+                new.add(node.name)
+        out |= new
+    return out
+
+
+def module_test_examples(corpus, module_file, limit, accept=None, names=()):
+    """Up to limit candidate examples from the tests of the API's own module that do not name it
+    (module_test_files): whole tests as plain scripts (whole_test), with what they take inlined as
+    test_examples does, those that use one of names (module_callers) first, then shorter first.
+    An API that users reach through another (a reader class through Table.read(...,
+    format="ascii.tdat"), a helper through its module's entry point) is found here; whether a
+    candidate runs the API's code is decided when it runs (reach.py), not here.
+    accept(code, imports) filters as in test_examples."""
+    found = []
+    for path in module_test_files(corpus, module_file):
+        tree = corpus.tree(path)
+        if tree is None:
+            continue
+        imports = import_lines(tree)
+        dropped = _test_dropped(imports)
+        for fn, qual, body, pre in corpus.cases(path):
+            stmts = whole_test(pre + body, dropped | {"self", "cls"})
+            if not stmts or all(isinstance(st, ast.Assert) for st in stmts):
+                continue
+            code = _test_script(stmts, tree, imports, dropped, accept)
+            if code is None:
+                continue
+            uses = any(_refers(st, n) for st in stmts for n in names)
+            found.append(((0 if uses else 1, len(code)), {"code": code, "source": "tests", "imports": imports,
+                                                         "origin": {"file": path, "line": fn.lineno, "test": qual}}))
+    found.sort(key=lambda f: f[0])
     return [f for _, f in found[:limit]]

@@ -5,12 +5,16 @@ reaches the API object itself).
 Usage: python3 -I -B reach.py CODES.json EXAMPLE.py REPORT
 
 CODES.json lists the API's code objects as [co_filename, co_firstlineno, co_name] triples (a
-function's, or the methods a class defines itself). REPORT is written with "reached" as soon as
-one of them starts running. The example runs as a script would under python3 -I: its exit
+function's, or the methods a class defines itself), or is {"codes": [...], "record": DIR}.
+REPORT is written with "reached" as soon as one of the codes starts running. With "record",
+REPORT.codes is written when the example ends (returns, raises or exits) with the JSON list of
+every code object under DIR that started, as such triples: one run of a test tells which APIs
+of the library it reaches. The example runs as a script would under python3 -I: its exit
 status, output and traceback are its own. Python 3.11+ (sys.monitoring where there is one,
 else a profile hook), standard library only.
 """
 
+import atexit
 import json
 import runpy
 import sys
@@ -19,15 +23,30 @@ import threading
 
 def main(argv):
     with open(argv[1]) as f:
-        codes = {tuple(c) for c in json.load(f)}
+        spec = json.load(f)
+    if isinstance(spec, list):
+        spec = {"codes": spec}
+    codes = {tuple(c) for c in spec.get("codes") or []}
+    record = spec.get("record") or None
     path, report = argv[2], argv[3]
     reached = []
+    started = set()
 
     def hit(code):
-        if not reached and (code.co_filename, code.co_firstlineno, code.co_name) in codes:
+        key = (code.co_filename, code.co_firstlineno, code.co_name)
+        if record and key[0].startswith(record):
+            started.add(key)
+        if not reached and key in codes:
             reached.append(True)
             with open(report, "w") as f:
                 f.write("reached")
+
+    if record:
+        def write_started():
+            with open(report + ".codes", "w") as f:
+                json.dump(sorted(started), f)
+
+        atexit.register(write_started)
 
     mon = getattr(sys, "monitoring", None)
     if mon is not None:
