@@ -658,7 +658,7 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
 # How many examples the tests of an API's module that do not name it give at most, and how
 # many of them run anew for one API (the runs of the batch's other APIs are reused).
 MODULE_TEST_SERVED = 2
-MODULE_TEST_RUNS = 2 * TRIES_PER_SOURCE
+MODULE_TEST_RUNS = TRIES_PER_SOURCE
 _MODULE_RUNS = {}  # (test file, test) -> (code, status, reason, code objects started)
 
 
