@@ -666,8 +666,9 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
     """Appends to out the tests of the API's own module that do not name it but run its code
     (mine.module_test_examples: a reader class reached through Table.read(format=...)), at most
     MODULE_TEST_SERVED; returns the seconds spent. Each test runs once per batch under reach.py,
-    which records every code object of the library it starts, so the other APIs of the batch
-    reuse the run; at most MODULE_TEST_RUNS run anew for this API."""
+    which records every code object of the library it starts but those its import lines alone
+    start (import_started), so the other APIs of the batch reuse the run; at most
+    MODULE_TEST_RUNS run anew for this API."""
     want = {tuple(c) for c in own_codes(obj) or []}
     top = sys.modules.get(ctx["top"])
     root = os.path.dirname(getattr(top, "__file__", None) or "")
@@ -694,7 +695,8 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
             fresh += 1
             code = cfg.get("bootstrap", "") + mine.with_prelude(c["code"], ctx, c["imports"])[0]
             t0 = time.monotonic()
-            _MODULE_RUNS[key] = (code,) + run_recorded(code, leaf, timeout, record=root + os.sep)
+            status, reason, started = run_recorded(code, leaf, timeout, record=root + os.sep)
+            _MODULE_RUNS[key] = (code, status, reason, started - import_started(code, cfg, leaf, timeout, root))
             spent += time.monotonic() - t0
             if _MODULE_RUNS[key][1] != "executed" or not (_MODULE_RUNS[key][3] & want):
                 reason = _MODULE_RUNS[key][2] if _MODULE_RUNS[key][1] != "executed" else \
@@ -708,6 +710,24 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
         out.append({"code": code, "status": "executed", "source": "tests", "origin": c["origin"],
                     "reason": reason + "; runs the API's code through a test of its module that does not name it"})
     return spent
+
+
+_IMPORT_RUNS = {}  # the import lines of an example -> code objects they start
+
+
+def import_started(code, cfg, leaf, timeout, root):
+    """The code objects under root that the bootstrap and the top-level import statements of
+    code start by themselves, run once per batch for each such block: what runs while the
+    library imports (a reader registered at import) is no use of an API by the test."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    lines = "\n".join(ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    text = cfg.get("bootstrap", "") + lines + "\n"
+    if text not in _IMPORT_RUNS:
+        _IMPORT_RUNS[text] = run_recorded(text, leaf, timeout, record=root + os.sep)[2]
+    return _IMPORT_RUNS[text]
 
 
 def own_codes(obj):
