@@ -223,6 +223,7 @@ type Index struct {
 	alias    map[string]string   // lowercased name or alias → API name
 	comps    map[string][]string // key → its components
 	names    *nameTable
+	libWords libraryWords    // words that name a library in a question (prior.go)
 	public   map[string]bool // key → has a public import path (prior.go)
 	terms    *apiTerms       // key → terms of its names, S, E and M (coverage.go)
 	libs     []string
@@ -356,7 +357,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 		for _, u := range unitsOf(b) {
 			ix.comps[key] = append(ix.comps[key], u.Component)
 		}
-		ix.names.add(key, b.Names())
+		ix.names.addNames(key, b.Names())
 		if p := b.Provenance; p != nil {
 			// A deprecated old name ("numpy.trapz", "trapz(") names its
 			// replacement, and an instance's name ("scipy.stats.triang")
@@ -385,6 +386,7 @@ func (ix *Index) setBundles(bs []bundles.Bundle) {
 		ix.byName[name] = keys
 	}
 	ix.libs = slices.Sorted(maps.Keys(libs))
+	ix.libWords = newLibraryWords(bs, ix.names.aliases)
 	for _, vs := range ix.versions {
 		slices.SortFunc(vs, pyversion.CompareStrings)
 	}

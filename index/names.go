@@ -84,19 +84,48 @@ func appendUnique(s []string, v string) []string {
 	return append(s, v)
 }
 
-// add records the names of the API at key.
+// add records the names of the API at key: each whole and its dotted
+// suffixes.
 func (t *nameTable) add(key string, names []string) {
 	for _, n := range names {
-		ln := strings.ToLower(n)
-		t.full[ln] = appendUnique(t.full[ln], key)
-		segs := strings.Split(ln, ".")
-		t.libraries[segs[0]] = true
-		for i := 1; i < len(segs); i++ {
-			s := strings.Join(segs[i:], ".")
-			t.suffix[s] = appendUnique(t.suffix[s], key)
-		}
+		t.addName(key, n, 1)
 	}
 }
+
+// addNames records the qualified name and aliases of the API at key
+// (bundles.Bundle.Names, qualified name first) as add does, except that
+// an alias whose last segment is not the qualified name's gets no bare
+// leaf: such an alias is another binding of the object
+// ("sklearn.linear_model.Lasso.path" for enet_path, a module's variable
+// "django.db.models.expressions.result" for DurationField), and its leaf
+// is a common word in questions ("store the outcome in `result`"). It
+// still names the API whole and as a suffix of two or more segments
+// ("Lasso.path").
+func (t *nameTable) addNames(key string, names []string) {
+	for i, n := range names {
+		minSegs := 1
+		if i > 0 && leafOf(n) != leafOf(names[0]) {
+			minSegs = 2
+		}
+		t.addName(key, n, minSegs)
+	}
+}
+
+// addName records name whole and its dotted suffixes of at least minSegs
+// segments.
+func (t *nameTable) addName(key, name string, minSegs int) {
+	ln := strings.ToLower(name)
+	t.full[ln] = appendUnique(t.full[ln], key)
+	segs := strings.Split(ln, ".")
+	t.libraries[segs[0]] = true
+	for i := 1; i <= len(segs)-minSegs; i++ {
+		s := strings.Join(segs[i:], ".")
+		t.suffix[s] = appendUnique(t.suffix[s], key)
+	}
+}
+
+// leafOf returns the last dotted segment of name.
+func leafOf(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
 
 // addFull records name as a qualified name of the API at key, without its
 // suffixes: a defining-module path ("numpy._core.shape_base.unstack")
@@ -214,7 +243,7 @@ func definedNames(toks analysis.TokenStream, query string) map[string]bool {
 //
 // Nor, in a query of several words, do the names that are arguments or
 // types of what the question is about (see argumentName): names inside a
-// call's parentheses, keyword names and keyword values, the type in "a
+// call's parentheses or a subscript's brackets, keyword names and keyword values, the type in "a
 // `pandas.Series` object", and a bare word (no dot, no underscore) as a
 // method: "`copy` (left at its default)" is a parameter, "`rvs`" a
 // variable.
@@ -310,22 +339,24 @@ func (t *nameTable) lookup(query string) []string {
 
 // callArguments marks the bytes of query that are arguments: inside the
 // parentheses of a call or signature ("solve(df, rvs)", "np.ones((3,
-// 3))"), where an opening parenthesis right after an identifier character
-// opens one and its matching parenthesis (or the end of the query) closes
-// it; and inside a code span that holds a comma-separated list.
+// 3))") or the brackets of a subscript ("Annotated[int, Field(gt=4)]",
+// "x[np.newaxis]"), where an opening parenthesis or bracket right after
+// an identifier character opens one and its matching closer (or the end
+// of the query) closes it; and inside a code span that holds a
+// comma-separated list.
 func callArguments(query string) []bool {
 	in := make([]bool, len(query))
-	var stack []bool // per open parenthesis: whether it opened a call
+	var stack []bool // per open parenthesis or bracket: whether it opened a call or subscript
 	calls := 0
 	for i := 0; i < len(query); i++ {
 		switch c := query[i]; c {
-		case '(':
-			call := i > 0 && (isIdentByte(query[i-1]) || query[i-1] == ')' && calls > 0)
+		case '(', '[':
+			call := i > 0 && (isIdentByte(query[i-1]) || (query[i-1] == ')' || query[i-1] == ']') && calls > 0)
 			stack = append(stack, call)
 			if call {
 				calls++
 			}
-		case ')':
+		case ')', ']':
 			if n := len(stack); n > 0 {
 				if stack[n-1] {
 					calls--

@@ -35,6 +35,8 @@ func TestNameTable_Lookup(t *testing.T) {
 	nt.add("scipy.stats.sampling.FastGeneratorInversion@1", []string{"scipy.stats.sampling.FastGeneratorInversion"})
 	nt.add("scipy.stats.sampling.FastGeneratorInversion.rvs@1", []string{"scipy.stats.sampling.FastGeneratorInversion.rvs"})
 	nt.add("scipy.stats.Normal@1", []string{"scipy.stats.Normal"})
+	nt.addNames("django.db.models.fields.DurationField@5", []string{"django.db.models.fields.DurationField", "django.db.models.DurationField", "django.db.models.expressions.result"})
+	nt.addNames("sklearn.linear_model.enet_path@1", []string{"sklearn.linear_model.enet_path", "sklearn.linear_model.Lasso.path"})
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -80,13 +82,25 @@ func TestNameTable_Lookup(t *testing.T) {
 		{"with the arguments `stats.Normal(), lb, ub` and returns the outcome", nil},
 		{"Call the appropriate method of `d_norm` (a `scipy.stats.sampling.FastGeneratorInversion` object) without arguments", nil},
 		{"Write a function `solve(n, np.ones(3))` that returns it", nil},
+		// A subscript's contents are type arguments or indices.
+		{"build it out of a type annotation, e.g. x: Annotated[int, read_csv(gt=4)] = 4", nil},
+		{"index it with arr[np.ones(3)] first", nil},
 		// Still named: the call asked about, a keyword-less mention, a
 		// comparison.
 		{"np.ones(3, dtype=int) with device", []string{"numpy.ones@2"}},
 		{"FastGeneratorInversion.rvs(size=10)", []string{"scipy.stats.sampling.FastGeneratorInversion.rvs@1"}},
 		{"is x == np.ones(3) true", []string{"numpy.ones@2"}},
+		{"np.ones(3)[0] then", []string{"numpy.ones@2"}},
 		{"MultiIndex.copy without levels", []string{"pandas.MultiIndex.copy@2"}},
 		{"copy", []string{"pandas.MultiIndex.copy@2"}},
+		// An alias with another leaf names its API whole or with its
+		// owner, not by the bare leaf: a task's `result` is a variable.
+		{"Call the appropriate function and store the outcome in `result`.", nil},
+		{"result", nil},
+		{"expressions.result", []string{"django.db.models.fields.DurationField@5"}},
+		{"a `DurationField` with a default", []string{"django.db.models.fields.DurationField@5"}},
+		{"what does `Lasso.path` return", []string{"sklearn.linear_model.enet_path@1"}},
+		{"the `path` argument", nil},
 	} {
 		if got := nt.lookup(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("lookup(%q) = %v, want %v", tc.query, got, tc.want)

@@ -84,19 +84,71 @@ func PreferredImport(names []string) string {
 	return names[0]
 }
 
-// libraryWords maps the words that name a library in a question to it.
-var libraryWords = map[string]string{
-	"numpy": "numpy", "np": "numpy",
-	"scipy":  "scipy",
-	"pandas": "pandas", "pd": "pandas", "dataframe": "pandas", "dataframes": "pandas",
+// generalLibraryWords are words of everyday use that name one library's
+// central type: a question about "a DataFrame" is about pandas when the
+// index holds pandas (libraryWords).
+var generalLibraryWords = map[string]string{"dataframe": "pandas", "dataframes": "pandas"}
+
+// A libraryWords maps the lowercased words that name a library in a
+// question to the library (bundles.Bundle.Library), learned from the
+// indexed bundles rather than kept as a table per library: each library's
+// own name ("networkx", "scikit-learn"), the top-level module of its APIs
+// ("sklearn"), the import alias its examples use for that module
+// ("np", "nx", bundles.LearnAliases; aliases of submodules such as plt or
+// F are not the library's name), and generalLibraryWords. A name of
+// several words ("scikit-learn") is recorded with its words joined by
+// spaces.
+type libraryWords map[string]string
+
+// newLibraryWords learns the library words of bs; aliases are the
+// lowercased aliases learned from their examples (nameTable.aliases).
+func newLibraryWords(bs []bundles.Bundle, aliases bundles.Aliases) libraryWords {
+	w := libraryWords{}
+	top := map[string]string{} // lowercased top-level module → library
+	for i := range bs {
+		b := &bs[i]
+		if b.Library == "" {
+			continue
+		}
+		w[strings.Join(queryWords(b.Library), " ")] = b.Library
+		t := strings.ToLower(bundles.TopLevel(b.APIName))
+		top[t] = b.Library
+		w[t] = b.Library
+	}
+	for alias, mod := range aliases {
+		if lib, ok := top[mod]; ok {
+			if _, taken := w[alias]; !taken {
+				w[alias] = lib
+			}
+		}
+	}
+	libs := map[string]bool{}
+	for _, lib := range w {
+		libs[lib] = true
+	}
+	for word, lib := range generalLibraryWords {
+		if _, taken := w[word]; !taken && libs[lib] {
+			w[word] = lib
+		}
+	}
+	return w
 }
 
-// namedLibrary returns the one library the question line of text names, or
-// "" when it names none or several.
-func namedLibrary(text string) string {
+// named returns the one library the question line of text names, or ""
+// when it names none or several. A word is a library word, two adjacent
+// words are one ("scikit learn"), or a word is "py" and a library word
+// ("PyTorch").
+func (w libraryWords) named(text string) string {
 	lib := ""
-	for _, w := range queryWords(questionLine(text)) {
-		l, ok := libraryWords[w]
+	ws := queryWords(questionLine(text))
+	for i, word := range ws {
+		l, ok := w[word]
+		if !ok && i+1 < len(ws) {
+			l, ok = w[word+" "+ws[i+1]]
+		}
+		if rest, py := strings.CutPrefix(word, "py"); !ok && py && rest != "" {
+			l, ok = w[rest]
+		}
 		switch {
 		case !ok || l == lib:
 		case lib == "":

@@ -61,7 +61,7 @@ func (ix *Index) features(c *candidates, text string) [][nFeatures]float64 {
 	for _, s := range c.lexScore {
 		lexTop = max(lexTop, s)
 	}
-	lib := namedLibrary(text)
+	lib := ix.libWords.named(text)
 	for i, fu := range c.fs {
 		x := &out[i]
 		if lexTop > 0 {
