@@ -107,6 +107,10 @@ type BuildSummary struct {
 	// own checks (a test-suite example's asserts, docs/protocol.md §7
 	// Stage 3).
 	ExampleChecked int `json:"example_checked"`
+	// InPlace counts the tasks whose test checks what the call changes in
+	// place (its receiver or arguments) because nothing about its result
+	// tells it from a null stub (docs/protocol.md §7 Stage 3).
+	InPlace int `json:"in_place"`
 	// StaticExercising counts the modified tasks that exercise the change
 	// by the static rule ([Change.Exercised]); it equals ExercisingTasks
 	// unless OldEnv decided some.
@@ -138,9 +142,13 @@ type built struct {
 	// value assertions in the test.
 	ExampleAssertions []exampleCheck `json:"example_assertions"`
 	Inputs            []string       `json:"inputs"`
-	ArgsSrc           string         `json:"args_src"`
-	Receiver          string         `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
-	ResultType        string         `json:"result_type"`
+	// InPlace names the context variables the call changes in place whose
+	// state after it the assertions check (none unless no assertion on
+	// the result separates the reference from a null stub).
+	InPlace    []string `json:"in_place"`
+	ArgsSrc    string   `json:"args_src"`
+	Receiver   string   `json:"receiver"` // what the call's function is an attribute of ("np.fft", "s")
+	ResultType string   `json:"result_type"`
 	// The target call's keyword argument names (no **), its positional
 	// arguments before any *iterable (an explicit self of Class.method(obj)
 	// not counted), and whether it unpacks * or ** arguments.
@@ -222,12 +230,16 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 		mu      sync.Mutex
 		tasks   []*pool.Task
 		checked = map[string]bool{} // task IDs whose test holds the example's checks
+		inPlace = map[string]bool{} // task IDs whose test checks inputs changed in place
 		first   error
 	)
 	add := func(r built, ts []*pool.Task) {
 		for _, t := range ts {
 			if len(r.ExampleAssertions) > 0 {
 				checked[t.TaskID] = true
+			}
+			if len(r.InPlace) > 0 {
+				inPlace[t.TaskID] = true
 			}
 		}
 		tasks = append(tasks, ts...)
@@ -346,6 +358,9 @@ func BuildTasks(ctx context.Context, cfg BuildConfig) ([]*pool.Task, BuildSummar
 		sum.ByLibrary[t.Library]++
 		if checked[t.TaskID] {
 			sum.ExampleChecked++
+		}
+		if inPlace[t.TaskID] {
+			sum.InPlace++
 		}
 	}
 	return tasks, sum, nil
@@ -494,8 +509,12 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*poo
 		novelty = "modified"
 	}
 	var asserts strings.Builder
+	kind := "result"
+	if len(r.InPlace) > 0 {
+		kind = "in-place"
+	}
 	for i, a := range r.Assertions {
-		fmt.Fprintf(&asserts, "assert %s, %q\n", a, fmt.Sprintf("result check %d/%d failed", i+1, len(r.Assertions)))
+		fmt.Fprintf(&asserts, "assert %s, %q\n", a, fmt.Sprintf("%s check %d/%d failed", kind, i+1, len(r.Assertions)))
 	}
 	written := map[string]bool{} // setup statements already in the test
 	for i, a := range r.ExampleAssertions {
@@ -574,7 +593,7 @@ func tasksFrom(b *bundles.Bundle, r built, cfg BuildConfig, ex *exercise) []*poo
 			"result = solve(" + params + ")"
 		desc := "Write a function `solve(" + params + ")` that raises ValueError when any input is None and otherwise does the following: " +
 			lowerFirst(what) + " It calls " + callee(b, r) + " " + argsPhrase(r) +
-			" and returns the outcome. Then set `result = solve(" + params + ")`."
+			" and returns the outcome." + changesPhrase(r) + " Then set `result = solve(" + params + ")`."
 		if !leaks(desc, leaf) {
 			out = append(out, mk("medium", desc, masked))
 		}
@@ -590,7 +609,17 @@ func domainOf(b *bundles.Bundle) string {
 }
 
 func easyInstruction(b *bundles.Bundle, r built) string {
-	return "Call " + callee(b, r) + " " + argsPhrase(r) + " and store the outcome in `result`."
+	return "Call " + callee(b, r) + " " + argsPhrase(r) + " and store the outcome in `result`." + changesPhrase(r)
+}
+
+// changesPhrase tells which inputs the call changes in place, when the
+// test checks them (built.InPlace): the outcome alone does not say what
+// the task asks for.
+func changesPhrase(r built) string {
+	if len(r.InPlace) == 0 {
+		return ""
+	}
+	return " The call changes " + codeList(r.InPlace) + " in place."
 }
 
 // callee names what to call without its leaf name: the method of the

@@ -182,3 +182,45 @@ func TestBuildTasks_ExampleAssertions_RealSandbox(t *testing.T) {
 		t.Errorf("C1 passed %d of %d tasks, want all", sum.Passed, len(tasks))
 	}
 }
+
+// numpy.ma.MaskedArray.sort sorts in place and returns None, as a null
+// stub does: numpy's own docstring and test-suite examples of it
+// (extracted in trixie-sci) give tasks only through the assertions on
+// what the call changes, the array `a` it is a method of; their
+// descriptions say so and their references pass C1 (docs/protocol.md §7
+// Stage 3).
+func TestBuildTasks_InPlace_RealSandbox(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-sci")
+	bs, _, err := bundles.ReadBundles("testdata/in_place.jsonl", jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, bsum, err := construct.BuildTasks(t.Context(), construct.BuildConfig{Bundles: bs, Env: env, Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bsum.InPlace < 2 || bsum.InPlace != len(tasks) {
+		t.Errorf("InPlace = %d of %d tasks, want every task (at least the easy tasks of both examples)", bsum.InPlace, len(tasks))
+	}
+	for _, tk := range tasks {
+		if !strings.Contains(tk.Description, "The call changes `a` in place.") {
+			t.Errorf("%s: description does not say what the call changes: %s", tk.TaskID, tk.Description)
+		}
+		_, checks, _ := strings.Cut(tk.TestHarness.ExecutionTest, "# --- end check ---")
+		if !strings.Contains(checks, "asarray(a)") || strings.Contains(checks, "(result") || !strings.Contains(checks, "in-place check") {
+			t.Errorf("%s: test does not check `a` alone:\n%s", tk.TaskID, checks)
+		}
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Passed != len(tasks) {
+		t.Errorf("C1 passed %d of %d tasks, want all", sum.Passed, len(tasks))
+	}
+}

@@ -56,7 +56,7 @@ type PoolResult struct {
 // (context, masked region, assertions, the exercise rule of
 // [Change.Exercised] and the old-environment classification): a pool
 // stamped with other rules is rebuilt.
-const TaskRules = 4
+const TaskRules = 5
 
 // Options returns the options a pool built by cfg is stamped with.
 func (cfg PoolConfig) Options() PoolOptions {

@@ -334,7 +334,7 @@ func (r *run) buildPool(ctx context.Context) error {
 	mark(r.sum.Stages, "tasks", res.Why != "")
 	if !res.Build.Reused {
 		b := res.Build
-		r.log.Info("tasks built", "tasks", b.Tasks, "by_difficulty", b.ByDifficulty, "example_checked", b.ExampleChecked, "modified", b.ModifiedTasks,
+		r.log.Info("tasks built", "tasks", b.Tasks, "by_difficulty", b.ByDifficulty, "example_checked", b.ExampleChecked, "in_place", b.InPlace, "modified", b.ModifiedTasks,
 			"exercising", b.ExercisingTasks, "static_exercising", b.StaticExercising, "old_env_check", b.OldEnvCheck)
 	}
 	r.pool = res.Tasks

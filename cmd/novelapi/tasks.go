@@ -169,8 +169,8 @@ func runTasksBuild(cmd *cobra.Command, g *globals, cfg tasksBuildConfig) error {
 	if bsum.Reused {
 		fmt.Fprintf(g.stdout, "reused %d tasks from %s\n", bsum.Tasks, cfg.out)
 	} else {
-		fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks (%s), %d with the example's own checks\n",
-			bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, countList(bsum.ByDifficulty), bsum.ExampleChecked)
+		fmt.Fprintf(g.stdout, "bundles %d (with executed examples %d), examples tried %d -> %d tasks (%s), %d with the example's own checks, %d checking inputs changed in place\n",
+			bsum.APIs, bsum.WithExamples, bsum.Examples, bsum.Tasks, countList(bsum.ByDifficulty), bsum.ExampleChecked, bsum.InPlace)
 		if bsum.ModifiedAPIs > 0 {
 			fmt.Fprintf(g.stdout, "signature-modified: %d APIs, %d with a task exercising the change; %d tasks, %d exercising (static rule %d",
 				bsum.ModifiedAPIs, bsum.ExercisedAPIs, bsum.ModifiedTasks, bsum.ExercisingTasks, bsum.StaticExercising)

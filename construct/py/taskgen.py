@@ -504,6 +504,9 @@ def build_at(api, code, prefer):
         if a not in own and check_holds(a, ns1) and check_holds(a, ns2):
             own.append(a)
     separates = [a for a in own if nss is None or "result" not in nss or not check_holds(a, nss)]
+    in_place = []
+    if not kept and not separates and nss is not None:
+        kept, in_place = changed_inputs(used, call, ns1, ns2, nss)
     if not kept and not separates:
         return None, "no assertion separates the reference from a null stub"
     rec = {
@@ -514,6 +517,7 @@ def build_at(api, code, prefer):
         "assertions": kept,
         "example_assertions": own,
         "inputs": used,
+        "in_place": in_place,
         "receiver": ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "",
         "args_src": ", ".join([ast.unparse(a) for a in call.args] +
                               [("**" if k.arg is None else k.arg + "=") + ast.unparse(k.value) for k in call.keywords]),
@@ -521,6 +525,31 @@ def build_at(api, code, prefer):
     }
     rec.update(call_shape(call, ns1))
     return rec, ""
+
+
+def changed_inputs(used, call, ns1, ns2, nss):
+    """Assertions on what the call changes in place (docs/protocol.md §7
+    Stage 3): the state after the call of each context variable it
+    receives (receiver or argument), kept where they hold on both
+    reference runs and fail on the null-stub run (nss), which leaves the
+    variable as the context made it. Modules, classes, callables and the
+    result object itself are not inputs. Tried only when no assertion on
+    the result separates the reference from the stub.
+
+    Returns (assertions, names of the variables they check)."""
+    kept, names = [], []
+    res = ns1.get("result")
+    for name in used:
+        if name not in ns1 or name not in nss:
+            continue
+        v = ns1[name]
+        if v is res or inspect.isroutine(v) or isinstance(v, type) or type(v).__name__ == "module":
+            continue
+        got = [a for a in assertions(name, v) if holds(a, ns1) and holds(a, ns2) and not holds(a, nss)]
+        if got:
+            kept.extend(got)
+            names.append(name)
+    return kept, names
 
 
 def unbound_method(call, ns):
