@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -76,9 +77,13 @@ type Config struct {
 	// Log receives stage messages; nil means slog.Default().
 	Log *slog.Logger
 	// IndexReady, when set, is called once with the index directory as soon
-	// as the index is current, before the task stages (the longest) run,
-	// so that the caller can start serving it while Up goes on. It must
-	// not block.
+	// as the index serves the first library's bundles, so that the caller
+	// can start serving it while Up goes on (docs/serving.md §7). It must
+	// not block. Up then makes each further library's bundles live in the
+	// same directory as its extraction completes, and at last the index of
+	// every library, each as a new generation that a server following the
+	// directory picks up (index.Live, docs/serving.md §3). Unset, Up builds
+	// the index once, after the last library.
 	IndexReady func(dir string)
 }
 
@@ -130,7 +135,8 @@ type LibrarySummary struct {
 	Executed int `json:"bundles_with_executed_example"`
 	Tasks    int `json:"tasks"`
 	C1Passed int `json:"c1_passed"`
-	// Skipped says why the library was left out ("" when it was not).
+	// Skipped says why the library was left out ("" when it was not):
+	// which suite lacks it and why, or what failed.
 	Skipped string `json:"skipped,omitempty"`
 }
 
@@ -139,15 +145,24 @@ type Summary struct {
 	Paths     Paths                      `json:"paths"`
 	Envs      map[string]string          `json:"environments"` // suite → environment name
 	Libraries map[string]*LibrarySummary `json:"libraries"`
-	Retrieval []index.EvalRow            `json:"retrieval,omitempty"` // all-library rows per retriever
-	Stages    map[string]string          `json:"stages"`              // stage → "built" or "reused"
-	Seconds   float64                    `json:"seconds"`
+	// LeftOut maps each library that went through no further stage to
+	// why (its LibrarySummary.Skipped); nil when every library went on.
+	LeftOut   map[string]string `json:"left_out,omitempty"`
+	Retrieval []index.EvalRow   `json:"retrieval,omitempty"` // all-library rows per retriever
+	Stages    map[string]string `json:"stages"`              // stage → "built" or "reused"
+	Seconds   float64           `json:"seconds"`
 }
 
 // Up runs every stage whose output is missing or stale and returns the
 // figures. It stops at the first failing stage with an error naming it; what
 // the earlier stages wrote stays and is reused by the next run. Each stage
 // decides reuse by the stamp beside its output (package internal/stamp).
+//
+// A library that cannot go on is left out and the others go on through
+// every stage: one that a suite has no package for (or whose package is
+// not a Python 3 library), one that does not load in an environment, one
+// whose discovery or extraction failed. Summary.LeftOut says which and
+// why; only when no library is left is it an error.
 func Up(ctx context.Context, cfg Config) (*Summary, error) {
 	start := time.Now()
 	if cfg.Home == "" || cfg.Runner == nil {
@@ -159,7 +174,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	cfg.Libraries = libs
-	r := &run{cfg: cfg, log: cfg.Log, p: PathsFor(cfg.WorkDir)}
+	r := &run{cfg: cfg, log: cfg.Log, p: PathsFor(cfg.WorkDir), libs: libs}
 	r.sum = &Summary{Paths: r.p, Envs: map[string]string{}, Libraries: map[string]*LibrarySummary{}, Stages: map[string]string{}}
 	for _, lib := range cfg.Libraries {
 		r.sum.Libraries[lib] = &LibrarySummary{}
@@ -171,7 +186,7 @@ func Up(ctx context.Context, cfg Config) (*Summary, error) {
 		{"environment", r.environments},
 		{"discover/extract", r.libraries},
 		{"index", r.index},
-		{"serve", r.announce},
+		{"serve", func(context.Context) error { r.announce(); return nil }},
 		{"tasks", r.buildPool},
 		{"retrieval", r.retrieval},
 	} {
@@ -209,20 +224,58 @@ type run struct {
 	log            *slog.Logger
 	p              Paths
 	sum            *Summary
+	libs           []string // the libraries not left out so far, in request order
 	store          *debenv.Store
 	oldEnv, newEnv *sandbox.Environment
 	bundles        []bundles.Bundle
 	pool           []*pool.Task
+	announced      bool // IndexReady was called
 }
 
-// environments builds (or reuses) the old and new suites' environments.
+// leaveOut records that lib goes through no further stage, and why.
+func (r *run) leaveOut(lib, why string) {
+	r.sum.Libraries[lib].Skipped = why
+	if r.sum.LeftOut == nil {
+		r.sum.LeftOut = map[string]string{}
+	}
+	r.sum.LeftOut[lib] = why
+	r.libs = slices.DeleteFunc(r.libs, func(l string) bool { return l == lib })
+	r.log.Warn("library left out; going on with the others", "library", lib, "why", why)
+}
+
+// environments builds (or reuses) the old and new suites' environments,
+// with the libraries that both suites have: one that a suite has no
+// package for is left out first, from the suites' Packages indexes.
+// The environments are named after the libraries they hold (envSuffix).
 func (r *run) environments(ctx context.Context) error {
 	r.store = debenv.OpenStore(r.cfg.Home)
+	suites := []string{r.cfg.OldSuite, r.cfg.NewSuite}
+	if r.cfg.OldSuite == r.cfg.NewSuite {
+		suites = suites[:1]
+	}
+	res, err := r.store.Resolve(ctx, suites, r.libs, debenv.IndexConfig{Log: r.log})
+	if err != nil {
+		return err
+	}
+	for _, x := range res {
+		var whys []string
+		for _, su := range suites {
+			if e, ok := x.Errors[su]; ok {
+				whys = append(whys, e)
+			}
+		}
+		if len(whys) > 0 {
+			r.leaveOut(x.Library, strings.Join(whys, "; "))
+		}
+	}
+	if len(r.libs) == 0 {
+		return fmt.Errorf("no library is in both Debian %s and %s: %s", r.cfg.OldSuite, r.cfg.NewSuite, leftOutList(r.sum.LeftOut))
+	}
 	envs := map[string]*sandbox.Environment{}
-	for _, suite := range []string{r.cfg.OldSuite, r.cfg.NewSuite} {
-		name := suite + "-" + envSuffix(r.cfg.Libraries)
+	for _, suite := range suites {
+		name := suite + "-" + envSuffix(r.libs)
 		r.log.Info("stage: environment", "suite", suite, "name", name)
-		env, err := r.store.Build(ctx, debenv.BuildConfig{Name: name, Suite: suite, Libraries: r.cfg.Libraries, Progress: r.cfg.Progress, Log: r.log})
+		env, err := r.store.Build(ctx, debenv.BuildConfig{Name: name, Suite: suite, Libraries: r.libs, Progress: r.cfg.Progress, Log: r.log})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -234,14 +287,16 @@ func (r *run) environments(ctx context.Context) error {
 }
 
 // libraries runs Stages 1 and 2 per library and writes all bundles to one
-// file (rewritten only when its records change).
+// file (rewritten only when its records change). When the index is to be
+// served (Config.IndexReady), each library but the last is served as soon
+// as its bundles exist (serveSoFar).
 func (r *run) libraries(ctx context.Context) error {
 	done := 0
-	for _, lib := range r.cfg.Libraries {
+	for _, lib := range slices.Clone(r.libs) {
 		ls := r.sum.Libraries[lib]
 		ls.OldVersion, ls.NewVersion = r.oldEnv.Manifest.Versions[lib], r.newEnv.Manifest.Versions[lib]
-		if ls.Skipped = unusable(lib, r.oldEnv, r.newEnv); ls.Skipped != "" {
-			r.log.Warn("library skipped", "library", lib, "why", ls.Skipped)
+		if why := unusable(lib, r.oldEnv, r.newEnv); why != "" {
+			r.leaveOut(lib, why)
 			continue
 		}
 		installed, _ := r.newEnv.Manifest.Library(lib)
@@ -269,8 +324,7 @@ func (r *run) libraries(ctx context.Context) error {
 			}
 			// One library's failure does not stop the others; a rerun
 			// resumes it where its stamps say.
-			ls.Skipped = err.Error()
-			r.log.Error("library failed; going on with the others", "library", lib, "err", err)
+			r.leaveOut(lib, err.Error())
 			continue
 		}
 		done++
@@ -293,11 +347,67 @@ func (r *run) libraries(ctx context.Context) error {
 			}
 		}
 		r.bundles = append(r.bundles, res.Bundles...)
+		if rest := r.libs[slices.Index(r.libs, lib)+1:]; r.cfg.IndexReady != nil && len(rest) > 0 {
+			if err := r.serveSoFar(ctx, lib, res, rest); err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				// Serving early is a head start: the index stage still
+				// builds the whole index, and reports its own errors.
+				r.log.Warn("could not serve the libraries extracted so far; the index is built after the last one", "library", lib, "err", err)
+			}
+		}
 	}
 	if done == 0 {
-		return fmt.Errorf("no library could be processed (%s)", strings.Join(r.cfg.Libraries, ", "))
+		return fmt.Errorf("no library could be processed: %s", leftOutList(r.sum.LeftOut))
 	}
 	return writeIfChanged(r.p.Bundles, r.bundles)
+}
+
+// serveSoFar makes the index serve lib's bundles, res.Bundles, while the
+// libraries of rest are still to be extracted, and announces it the first
+// time (docs/serving.md §7). With no index yet it indexes every bundle so
+// far and the private libraries'; otherwise the live generation gets lib's
+// bundles in place of those it has (as novelapi add does), unless lib was
+// reused whole and the live generation already holds as many of its
+// bundles. Each is a partial generation: the index stage then builds the
+// whole index again.
+func (r *run) serveSoFar(ctx context.Context, lib string, res *bundles.LibraryResult, rest []string) error {
+	m, err := index.LiveManifest(r.p.Index)
+	bs, build := res.Bundles, true
+	switch reused := res.Discovered == "" && res.Extract.Attempted == 0; {
+	case errors.Is(err, index.ErrNoIndex):
+		priv, err := privateBundles(r.cfg.Home)
+		if err != nil {
+			return err
+		}
+		if bs = append(slices.Clone(r.bundles), priv...); len(bs) == 0 {
+			return nil // nothing to serve yet
+		}
+	case err != nil:
+		return err
+	case reused && m.Libraries[lib] == len(res.Bundles):
+		build = false
+	}
+	if build {
+		if m, err = index.UpdatePartial(ctx, r.p.Index, func(b *bundles.Bundle) bool { return b.Library == lib && !b.Private() },
+			bs, index.BuildConfig{Progress: r.cfg.Progress, Logger: r.log}); err != nil {
+			return err
+		}
+		mark(r.sum.Stages, "index "+lib, true)
+	}
+	r.log.Info("serving while extracting", "generation", m.Generation, "served", slices.Sorted(maps.Keys(m.Libraries)), "extracting", rest)
+	r.announce()
+	return nil
+}
+
+// leftOutList lists the libraries of leftOut with why, sorted.
+func leftOutList(leftOut map[string]string) string {
+	var parts []string
+	for _, lib := range slices.Sorted(maps.Keys(leftOut)) {
+		parts = append(parts, lib+": "+leftOut[lib])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // unusable says why lib cannot be diffed between the two environments (it
@@ -353,12 +463,13 @@ func (r *run) buildPool(ctx context.Context) error {
 	return nil
 }
 
-// announce hands the current index to Config.IndexReady.
-func (r *run) announce(context.Context) error {
-	if r.cfg.IndexReady != nil {
+// announce hands the index to Config.IndexReady the first time it is
+// called.
+func (r *run) announce() {
+	if r.cfg.IndexReady != nil && !r.announced {
+		r.announced = true
 		r.cfg.IndexReady(r.p.Index)
 	}
-	return nil
 }
 
 // index builds the index from all bundles unless it is current. A
@@ -374,6 +485,9 @@ func (r *run) index(ctx context.Context) error {
 		r.log.Info("stage: index build", "bundles", len(r.bundles), "why", why)
 	}
 	mark(r.sum.Stages, "index", why != "")
+	if err == nil && r.announced {
+		r.log.Info("serving every library", "libraries", r.libs)
+	}
 	return err
 }
 

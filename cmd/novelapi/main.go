@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,8 @@ func main() {
 }
 
 // run executes the command line args and returns the process exit code:
-// 0 success, 1 runtime error, 2 usage error.
+// 0 success, 1 runtime error, 2 usage error, 3 partial success (up with
+// libraries left out).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
@@ -28,6 +30,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "novelapi: %v\n", err)
 		if isUsage(err) {
 			return 2
+		}
+		if _, ok := errors.AsType[*partialError](err); ok {
+			return 3
 		}
 		return 1
 	}

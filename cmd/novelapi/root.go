@@ -16,6 +16,13 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// partialError marks a command that did its job for only part of its
+// input (up with libraries left out); run exits 3 for it, after the
+// command printed what it did.
+type partialError struct{ msg string }
+
+func (e *partialError) Error() string { return e.msg }
+
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmtSprintf(format, args...)}
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,7 +42,14 @@ old releases and sid, Debian's newest, for the new ones), discovers novel APIs (
 starts the MCP server on it (stdio, or streamable HTTP with --http) at once; then, while it serves,
 builds tasks and runs the C1 filter (Stages 3–4), evaluates retrieval and prints the figures (to
 stderr when serving on stdio). Every stage is skipped when its output is current (the stamp beside it), so
-a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
+a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.
+
+With several libraries, serving starts once the first library's bundles are indexed, and each further
+library joins the served index as its extraction completes.
+
+A library that a suite has no package for, that does not load, or whose extraction fails is left out
+and the others go on; the figures (and --json's "left_out") say which and why, and up exits 3. Only when
+no library is left is it an error (exit 1).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -101,10 +110,14 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 			case err == nil:
 				printUp(out, sum)
 			}
+			left := leftOut(sum)
 			if noServe {
-				return nil
+				return left
 			}
-			return <-served
+			if err := <-served; err != nil {
+				return err
+			}
+			return left
 		},
 	}
 	ep.register(cmd)
@@ -123,6 +136,19 @@ a rerun reuses everything already built. Outputs go under $NOVELAPI_HOME.`,
 	f.BoolVar(&noServe, "no-serve", false, "stop after printing the figures")
 	f.BoolVar(&jsonOut, "json", false, "print the figures as JSON")
 	return cmd
+}
+
+// leftOut returns the partial-success error of a summary whose libraries
+// were not all processed, nil when all were.
+func leftOut(s *pipeline.Summary) error {
+	if s == nil || len(s.LeftOut) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, l := range slices.Sorted(maps.Keys(s.LeftOut)) {
+		parts = append(parts, l+" ("+s.LeftOut[l]+")")
+	}
+	return &partialError{fmt.Sprintf("up: left out %d of %d libraries: %s", len(s.LeftOut), len(s.Libraries), strings.Join(parts, "; "))}
 }
 
 // serveIndex starts the MCP server over the index built by up, with the
@@ -162,7 +188,7 @@ func printUp(w io.Writer, s *pipeline.Summary) {
 		x := s.Libraries[l]
 		fmt.Fprintf(w, "%-8s %-18s %5d %5d %6d %8d %9d %6d %6d\n", l, x.OldVersion+" -> "+x.NewVersion, x.New, x.Modified, x.Compiled, x.Bundles, x.Executed, x.Tasks, x.C1Passed)
 		if x.Skipped != "" {
-			fmt.Fprintf(w, "  %s skipped: %s\n", l, x.Skipped)
+			fmt.Fprintf(w, "  %s left out: %s\n", l, x.Skipped)
 		}
 	}
 	if len(s.Retrieval) > 0 {
