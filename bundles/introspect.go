@@ -103,9 +103,11 @@ func (e *SurfaceEntry) HasSource() bool {
 
 // IntrospectLimits bounds one introspection run: importing every public
 // module of scipy or pandas takes a few seconds and several hundred MiB,
-// and the dump is several MiB.
+// and the dump is several MiB. The wall limit only stops a walk that
+// hangs: sympy's walk of every module takes minutes of CPU time, and on a
+// loaded machine more than 5 minutes of wall time (docs/changelog.md).
 var IntrospectLimits = sandbox.Limits{
-	Wall:       5 * time.Minute,
+	Wall:       20 * time.Minute,
 	Memory:     4 << 30,
 	PIDs:       256,
 	StreamCap:  256 << 20,
