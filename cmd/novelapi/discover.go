@@ -91,7 +91,7 @@ func newDiscoverCmd(g *globals) *cobra.Command {
 	f.StringVar(&newEnv, "new-env", defaultNewEnv, "environment with the new release")
 	f.BoolVar(&noOld, "no-old", false, "no pre-boundary release: every API is new")
 	f.StringVar(&out, "out", "", "candidates.jsonl to write (default HOME/data/LIB/candidates.jsonl)")
-	f.BoolVar(&diff.ProtocolOnly, "protocol-only", false, "leave out novelapi's extension APIs (methods of classes)")
+	f.BoolVar(&diff.ProtocolOnly, "protocol-only", false, "leave out novelapi's extension APIs: methods of classes and APIs without Python source (ufuncs, C and Cython classes)")
 	f.BoolVar(&diff.KeepFiltered, "keep-filtered", false,
 		"also write filtered APIs, marked extra.dropped_by; moved-only APIs are marked \"moved\" with extra.old_api_name")
 	f.StringSliceVar(&diff.NewIfMovedFrom, "new-if-moved-from", nil,
