@@ -1,6 +1,7 @@
 package evalharness
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,6 +57,18 @@ func TestSpy_EveryKindOfCallable(t *testing.T) {
 		// An enum with members cannot be subclassed: a proxy watches it.
 		{"enum", "http.HTTPStatus", "import http\ns = http.HTTPStatus(404)\nassert s is http.HTTPStatus.NOT_FOUND and isinstance(s, http.HTTPStatus)\nassert len(list(http.HTTPStatus)) > 10", 1},
 		{"ufunc", "numpy.add", "import numpy as np\nassert np.add(1, 2) == 3", 1},
+		// Classes whose own code names them (super(Fraction, cls),
+		// super(ArgumentParser, self)): the class is patched in place, so
+		// the name, identity, signature and pickling are the class's own.
+		// Counted: the constructions, pickle's, the subclass's making and
+		// construction, add_parser's parser_class(...) call.
+		{"self-naming __new__", "fractions.Fraction", "import fractions, inspect, pickle\nfrom fractions import Fraction\n" +
+			"f = Fraction(3, 4)\nassert type(f) is Fraction and fractions.Fraction is Fraction and f + Fraction(1, 4) == 1\n" +
+			"assert str(inspect.signature(Fraction)) == '(numerator=0, denominator=None)'\nassert pickle.loads(pickle.dumps(f)) == f\n" +
+			"class G(Fraction):\n    pass\nassert isinstance(G(1, 2), Fraction) and type(G) is type(Fraction)", 5},
+		{"self-naming __init__", "argparse.ArgumentParser", "import argparse, inspect\np = argparse.ArgumentParser(prog='x')\n" +
+			"p.add_subparsers(dest='cmd').add_parser('go')\nassert p.parse_args(['go']).cmd == 'go' and type(p) is argparse.ArgumentParser\n" +
+			"assert list(inspect.signature(argparse.ArgumentParser).parameters)[:2] == ['prog', 'usage']", 2},
 	})
 }
 
@@ -172,5 +185,105 @@ func TestEvaluate_RunnerFormattingNotCounted(t *testing.T) {
 	}
 	if !v.Passed || v.SpyCalls != 1 {
 		t.Errorf("reference: passed %v, spy calls %d: %s", v.Passed, v.SpyCalls, v.Error)
+	}
+}
+
+// selfNamingTask is a task of the generated form (context, masked region
+// assigning the target call to result, check block, assertions) on a class
+// whose own methods look their class up by its module-level name.
+func selfNamingTask(id, api, context, masked, test string) *pool.Task {
+	return &pool.Task{
+		TaskID: id, APIName: api, Library: strings.Split(api, ".")[0], Domain: "stdlib", Difficulty: "easy",
+		Description: "Construct the object of the example and store it in `result`.",
+		ContextCode: context, MaskedRegion: masked, ReferenceSolution: context + "\n" + masked,
+		TestHarness: pool.TestHarness{
+			SetupCode: pool.StockMonitor(api), TargetAPI: api, ExecutionTest: pool.CheckBlock(api) + test,
+		},
+		Environment: "trixie-sci", Generator: "test",
+	}
+}
+
+// TestRun_SelfNamingClasses evaluates, as `novelapi eval run` does, tasks
+// whose target is a class that names itself: fractions.Fraction.__new__
+// calls super(Fraction, cls).__new__(cls) and argparse.ArgumentParser's
+// __init__ super(ArgumentParser, self).__init__, both through their
+// module's global name. A spy bound over that name made both recurse
+// without end, so their references failed C1 and every correct completion
+// failed. The code is the examples of Python's own documentation:
+// Fraction.__new__'s doctest (Lib/fractions.py) and the argparse
+// documentation's first example (Doc/library/argparse.rst). Each reference
+// must record ok call records, pass with the spy on and be counted, the
+// call-record check included; a completion that computes without the
+// target (Decimal arithmetic; the sum by hand) is API_NOT_CALLED.
+func TestRun_SelfNamingClasses(t *testing.T) {
+	h := newTestHarness(t)
+	const parser = "parser = argparse.ArgumentParser(description='Process some integers.')\n" +
+		"parser.add_argument('integers', metavar='N', type=int, nargs='+', help='an integer for the accumulator')\n" +
+		"parser.add_argument('--sum', dest='accumulate', action='store_const', const=sum, default=max, help='sum the integers (default: find the max)')\n" +
+		"args = parser.parse_args(['--sum', '7', '-1', '42'])\n"
+	tasks := []*pool.Task{
+		selfNamingTask("fraction", "fractions.Fraction", "from fractions import Fraction",
+			"result = Fraction(Fraction(1, 7), Fraction(2, 3))",
+			"assert type(result).__name__ == 'Fraction' and result == Fraction(3, 14)\nassert result.limit_denominator(5) == Fraction(1, 5)\n"),
+		selfNamingTask("fraction-str", "fractions.Fraction", "import fractions",
+			"result = fractions.Fraction('-47e-2') + fractions.Fraction(1.47)",
+			"import fractions\nassert result == fractions.Fraction(-47, 100) + fractions.Fraction(6620291452234629, 4503599627370496)\n"),
+		selfNamingTask("argparse", "argparse.ArgumentParser", "import argparse",
+			parser+"result = args.accumulate(args.integers)",
+			"assert result == 48\n"),
+	}
+	right := map[string]string{}
+	wrong := map[string]string{
+		"fraction":     "import decimal\nresult = decimal.Decimal(3) / decimal.Decimal(14)",
+		"fraction-str": "import decimal\nresult = decimal.Decimal('-0.47') + decimal.Decimal(1.47)",
+		"argparse":     "result = 7 + -1 + 42",
+	}
+	expected := map[string]*pool.ExpectedCalls{}
+	for _, tk := range tasks {
+		if err := tk.Validate(false); err != nil {
+			t.Fatalf("%s: %v", tk.TaskID, err)
+		}
+		ec, err := h.RecordExpectedCalls(t.Context(), tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ec.Status != pool.CallsOK || len(ec.Expected) == 0 {
+			t.Fatalf("%s: reference call records %s (%d records); want ok", tk.TaskID, ec.Status, len(ec.Expected))
+		}
+		expected[tk.TaskID] = ec
+		right[tk.TaskID] = tk.MaskedRegion
+	}
+	for _, tt := range []struct {
+		name  string
+		code  map[string]string
+		check func(pool.TaskResult) bool
+	}{
+		{"Reference", right, func(r pool.TaskResult) bool { return r.Passed && r.TargetCalled && r.SpyCalls > 0 }},
+		{"WithoutTarget", wrong, func(r pool.TaskResult) bool {
+			return !r.Passed && !r.TargetCalled && r.Status == pool.StatusAPINotCalled
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var preds []*pool.Prediction
+			for _, tk := range tasks {
+				preds = append(preds, &pool.Prediction{TaskID: tk.TaskID, Samples: []string{"```python\n" + tt.code[tk.TaskID] + "\n```"}})
+			}
+			out := t.TempDir()
+			if _, err := Run(t.Context(), RunConfig{Tasks: tasks, Expected: expected, Predictions: preds, OutDir: out, Workers: 2, Harness: h}); err != nil {
+				t.Fatal(err)
+			}
+			results, _, err := pool.ReadResults(filepath.Join(out, pool.ResultsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results) != len(tasks) {
+				t.Fatalf("%d results; want %d", len(results), len(tasks))
+			}
+			for _, r := range results {
+				if !tt.check(r) {
+					t.Errorf("%s: passed %v, status %s, target called %v, spy calls %d: %s", r.TaskID, r.Passed, r.Status, r.TargetCalled, r.SpyCalls, r.Error)
+				}
+			}
+		})
 	}
 }

@@ -30,11 +30,13 @@ _target_api_busy = [False]
 _target_api_raised = []
 _target_api_spy_installed = False
 _TARGET_API_MAX_RECORDS = 200
-# The instance proxies and function spies made so far, by identity: a path
-# that reaches one of them again (an instance's second public name, a
-# method reached through an instance of a spied class) is already watched.
+# The instance proxies, function spies and classes patched in place made
+# so far, by identity: a path that reaches one of them again (an
+# instance's second public name, a method reached through an instance of a
+# spied class, a class's second module) is already watched.
 _spy_proxies = []
 _spy_funcs = []
+_spy_classes = []
 # Every spy made, with the path it replaced: values that are spies cross to
 # the judge as references to the real object (novelapi; runner.py).
 _spy_made = []
@@ -194,7 +196,7 @@ def _spy_proxy(orig, name):
     # (isinstance(triang, rv_continuous) holds), repr, str, equality and
     # hash are the object's. type(proxy) and identity with references taken
     # before the spy was installed differ. It also watches a class that
-    # cannot be subclassed (see _spy_class); calls of its methods are then
+    # cannot be subclassed (see _spy_subclass); calls of its methods are then
     # not counted.
     cls = type(orig)
 
@@ -263,9 +265,10 @@ def _spy_proxy(orig, name):
 
 
 def _spy_watched(o):
-    # Whether o is already a spy made here: an instance proxy, or a method
-    # bound from a function spy (a spied method reached through an instance).
-    if any(o is p for p in _spy_proxies):
+    # Whether o is already a spy made here: an instance proxy, a class
+    # patched in place, or a method bound from a function spy (a spied
+    # method reached through an instance).
+    if any(o is p for p in _spy_proxies) or any(o is c for c in _spy_classes):
         return True
     f = getattr(o, "__func__", None) if isinstance(o, _spy_types.MethodType) else None
     return f is not None and any(f is s for s in _spy_funcs)
@@ -313,9 +316,12 @@ def _spy_install(path, name=None):
         try:
             spy = _spy_class(orig, name)
         except Exception:
-            # Enums with members, final classes (bool), metaclasses that
-            # refuse a derived class: a proxy instead (novelapi extension).
-            spy = _spy_proxy(orig, name)
+            try:
+                spy = _spy_subclass(orig, name)
+            except Exception:
+                # Final classes (bool), metaclasses that refuse a derived
+                # class: a proxy instead (novelapi extension).
+                spy = _spy_proxy(orig, name)
     elif isinstance(raw, (classmethod, staticmethod)) or type(raw).__name__ == "classmethod_descriptor":
         # A classmethod or staticmethod target, spied as one, so that it
         # still binds to the class it is reached through.
@@ -346,6 +352,9 @@ def _spy_install(path, name=None):
         spy.fget if isinstance(spy, property) else None
     if inner is not None:
         _spy_made.append((inner, path))
+    if spy is orig:
+        # A class patched in place: every name already holds the spy.
+        return True
     tops = {parts[0], (getattr(orig, "__module__", None) or parts[0]).split(".")[0]}
     for mname, m in list(_spy_sys.modules.items()):
         if m is None or mname.split(".")[0] not in tops:
@@ -388,54 +397,174 @@ def _spy_setattr(parent, leaf, spy):
     _spy_ctypes.pythonapi.PyType_Modified(_spy_ctypes.py_object(parent))
 
 
+_SPY_HEAPTYPE = 1 << 9
+_SPY_IMMUTABLETYPE = 1 << 8
+
+
+def _spy_construct(orig, name, meta, spy_cls, cls, a, kw):
+    # One construction of cls (the target, or a class derived from it after
+    # the spy was installed) through meta's __call__, counted, with the
+    # outermost one recorded as an "init" record. As the function spy's
+    # guard: what the monitor constructs while it builds a record is no
+    # call (the fingerprint of a pandas 1.x DataFrame selects columns,
+    # which constructs DataFrames through this class again, and again for
+    # their records, without end).
+    if _target_api_busy[0]:
+        return meta.__call__(cls, *a, **kw)
+    _spy_count(name)
+    _target_api_depth[0] += 1
+    try:
+        obj = meta.__call__(cls, *a, **kw)
+    except BaseException as e:
+        _target_api_depth[0] -= 1
+        if _target_api_depth[0] == 0:
+            _target_api_busy[0] = True
+            try:
+                _spy_note_raise(orig, e, a, kw, e.__traceback__)
+                _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
+                             "args": _fp_canon(orig, a, kw)})
+            finally:
+                _target_api_busy[0] = False
+        raise
+    _target_api_depth[0] -= 1
+    if _target_api_depth[0] == 0 and _spy_recording():
+        _target_api_busy[0] = True
+        try:
+            rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
+            if cls is not spy_cls:
+                rec["ret"] = {"t": "instance"}
+                rec["subclassed"] = True
+            else:
+                rec["ret"] = _fp(obj)
+            _spy_record(rec)
+        finally:
+            _target_api_busy[0] = False
+    return obj
+
+
 def _spy_class(orig, name):
-    # The spy of a class target (§4.4): a subclass of the same name, module
-    # and qualified name whose metaclass derives from the target's and
-    # counts each call of the class, whatever runs it (__new__ alone, as in
-    # sympy's Matrix and primepi or datetime; __init__; a metaclass
-    # __call__), and records the outermost one as an "init" record. The
+    # The spy of a class target (§4.4), patched in place: the class object
+    # stays the one every name and every reference holds, so its own code
+    # that names it (fractions.Fraction.__new__ calls
+    # super(Fraction, cls).__new__(cls), found through the module's global
+    # Fraction) and identity, isinstance, issubclass, pickling and
+    # type(x) is Target are unchanged. Only its type changes: the spy
+    # metaclass, of the metaclass's name, module and qualified name and
+    # derived from it, whose __call__ counts each call of the class
+    # whatever runs it (__new__ alone, as in sympy's Matrix and primepi;
+    # __init__; the metaclass's own __call__) and records the outermost one
+    # as an "init" record. The class's dictionary is untouched, so
+    # scikit-learn's get_params reads the target's __init__;
+    # inspect.signature(Target) is the one taken before the patch. A class
+    # made from the target afterwards (class X(Target)) has the spy
+    # metaclass: its making counts as the published __init_subclass__ does
+    # and its constructions count as "subclassed" ones. Classes derived
+    # from the target before the spy was installed keep their metaclass and
+    # are not counted. A metaclass that is an immutable type (type itself)
+    # refuses __class__ assignment only by that flag: the type pointer is
+    # then written as object.__class__'s setter would, after the same
+    # layout checks. Raises, changing nothing, for a class that cannot be
+    # patched (a built-in or immutable type, a metaclass that refuses a
+    # derived class); the caller falls back to _spy_subclass.
+    flags = orig.__flags__
+    if not flags & _SPY_HEAPTYPE or flags & _SPY_IMMUTABLETYPE:
+        raise TypeError("%s is an immutable type" % orig.__qualname__)
+    meta = type(orig)
+    try:
+        sig = (True, _spy_inspect.signature(orig))
+    except Exception as e:
+        sig = (False, e)
+
+    def __call__(cls, *a, **kw):
+        return _spy_construct(orig, name, meta, orig, cls, a, kw)
+
+    def __init__(cls, *a, **kw):
+        # A class made from the target after installation.
+        meta.__init__(cls, *a, **kw)
+        _spy_count(name)
+        _spy_record({"kind": "subclass"})
+
+    def __signature__(cls):
+        # inspect.signature(Target) is the target's, not that of the spy
+        # metaclass's __call__; a class derived from it reads what it would
+        # without the spy's descriptor.
+        if cls is orig:
+            if sig[0]:
+                return sig[1]
+            raise sig[1].with_traceback(None)
+        for base in type.__dict__["__mro__"].__get__(cls):
+            d = type.__dict__["__dict__"].__get__(base)
+            if "__signature__" in d:
+                v = d["__signature__"]
+                return v.__get__(None, cls) if hasattr(type(v), "__get__") else v
+        v = _spy_inspect.getattr_static(meta, "__signature__", None)
+        if v is not None:
+            return v.__get__(cls, type(cls)) if hasattr(type(v), "__get__") else v
+        raise AttributeError("__signature__")
+
+    spy_meta = type(meta)(meta.__name__, (meta,), {
+        "__call__": __call__, "__init__": __init__, "__signature__": property(__signature__),
+        "__module__": meta.__module__, "__qualname__": meta.__qualname__, "__doc__": meta.__doc__})
+    for a in ("__basicsize__", "__itemsize__", "__dictoffset__", "__weakrefoffset__"):
+        if getattr(spy_meta, a) != getattr(meta, a):
+            raise TypeError("the spy metaclass of %s differs in layout (%s)" % (orig.__qualname__, a))
+    try:
+        orig.__class__ = spy_meta
+    except TypeError:
+        if meta is not type:
+            raise
+        _spy_set_type(orig, meta, spy_meta)
+    _spy_type_modified(orig)
+    _spy_classes.append(orig)
+    return orig
+
+
+def _spy_set_type(obj, old, new):
+    # What object.__class__'s setter does once its checks pass, for a class
+    # whose metaclass is type, which it refuses only because type is
+    # immutable: the object takes a reference to its new (heap) type and
+    # its type pointer is replaced. old is static, so no reference is
+    # given back. The pointer is the last field of the object header
+    # (object.__basicsize__ bytes), in default and free-threaded builds.
+    import ctypes as _spy_ctypes
+    at = id(obj) + object.__basicsize__ - _spy_ctypes.sizeof(_spy_ctypes.c_void_p)
+    ptr = _spy_ctypes.c_void_p.from_address(at)
+    if ptr.value != id(old) or old.__flags__ & _SPY_HEAPTYPE:
+        raise TypeError("the type of %s is not where it is expected" % obj.__qualname__)
+    _spy_ctypes.pythonapi.Py_IncRef(_spy_ctypes.py_object(new))
+    ptr.value = id(new)
+    if type(obj) is not new:
+        raise RuntimeError("the type of %s could not be replaced" % obj.__qualname__)
+
+
+def _spy_type_modified(cls):
+    # PyType_Modified: the interpreter's caches keyed by the class's version
+    # (Python 3.13 specialises a call of a class whose metaclass is type
+    # into one that allocates and runs __init__ without calling its type)
+    # are dropped, so every later call of the class reaches its new type.
+    try:
+        import ctypes as _spy_ctypes
+        _spy_ctypes.pythonapi.PyType_Modified(_spy_ctypes.py_object(cls))
+    except Exception:
+        pass
+
+
+def _spy_subclass(orig, name):
+    # The spy of a class target that cannot be patched in place (a built-in
+    # or otherwise immutable type: datetime.datetime, itertools.accumulate;
+    # see _spy_class): a subclass of the same name, module and qualified
+    # name bound over the target's names, whose metaclass derives from the
+    # target's and counts each call of the class as _spy_class's does. The
     # subclass defines neither __init__ nor __new__, so code that reads the
-    # class's signature (scikit-learn's get_params) sees the target's.
-    # __init_subclass__ counts `class X(Target)` as the published spy does.
+    # class's signature sees the target's. __init_subclass__ counts
+    # `class X(Target)` as the published spy does. Such types' own code
+    # never looks their name up in a module, so super(Name, cls) cannot
+    # reach the subclass.
     meta = type(orig)
     made = []
 
     def __call__(cls, *a, **kw):
-        # As the function spy's guard: what the monitor constructs while it
-        # builds a record is no call (the fingerprint of a pandas 1.x
-        # DataFrame selects columns, which constructs DataFrames through
-        # this class again, and again for their records, without end).
-        if _target_api_busy[0]:
-            return meta.__call__(cls, *a, **kw)
-        _spy_count(name)
-        _target_api_depth[0] += 1
-        try:
-            obj = meta.__call__(cls, *a, **kw)
-        except BaseException as e:
-            _target_api_depth[0] -= 1
-            if _target_api_depth[0] == 0:
-                _target_api_busy[0] = True
-                try:
-                    _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                    _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
-                                 "args": _fp_canon(orig, a, kw)})
-                finally:
-                    _target_api_busy[0] = False
-            raise
-        _target_api_depth[0] -= 1
-        if _target_api_depth[0] == 0 and _spy_recording():
-            _target_api_busy[0] = True
-            try:
-                rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
-                if cls is not made[0]:
-                    rec["ret"] = {"t": "instance"}
-                    rec["subclassed"] = True
-                else:
-                    rec["ret"] = _fp(obj)
-                _spy_record(rec)
-            finally:
-                _target_api_busy[0] = False
-        return obj
+        return _spy_construct(orig, name, meta, made[0], cls, a, kw)
 
     def __init_subclass__(cls, **kw):
         _spy_count(name)
