@@ -9,6 +9,8 @@ import (
 	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/internal/stamp"
+	"github.com/novelapi/novelapi/pool"
 
 	"github.com/novelapi/novelapi/bundles"
 	"github.com/novelapi/novelapi/construct"
@@ -113,9 +115,52 @@ func TestRecordAndFilterC1_RealSandbox(t *testing.T) {
 	if _, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := jsonl.Read[construct.C1Record](filepath.Join(dir, "filters", "c1.jsonl"), jsonl.ReadOptions{})
+	c1Path := filepath.Join(dir, "filters", "c1.jsonl")
+	recs, _, err := jsonl.Read[construct.C1Record](c1Path, jsonl.ReadOptions{})
 	if err != nil || len(recs) != len(tasks) {
 		t.Errorf("c1.jsonl has %d records after a rerun (err %v), want %d", len(recs), err, len(tasks))
+	}
+	// The records are reused while the harness's scripts are the ones
+	// that made them (the stamp's digest), and made again, call records
+	// included, once they differ.
+	forged := "made by another harness"
+	for _, tt := range []struct {
+		name, harness string
+		reused        bool
+	}{
+		{"SameHarness", evalharness.ScriptsDigest(), true},
+		{"OtherHarness", "0123456789abcdef", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			recs[0].Passed, recs[0].Error = false, &forged
+			if err := jsonl.Write(c1Path, recs); err != nil {
+				t.Fatal(err)
+			}
+			if err := stamp.Write(c1Path, construct.C1Stamp().WithInput("harness", tt.harness)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := construct.RecordAndFilterC1(t.Context(), tasks, construct.C1Config{Harness: h, Dir: dir}); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := jsonl.Read[construct.C1Record](c1Path, jsonl.ReadOptions{})
+			if err != nil || len(got) != len(tasks) {
+				t.Fatalf("c1.jsonl has %d records (err %v), want %d", len(got), err, len(tasks))
+			}
+			byID := map[string]construct.C1Record{}
+			for _, r := range got {
+				byID[r.TaskID] = r
+			}
+			r := byID[recs[0].TaskID]
+			if reused := r.Error != nil && *r.Error == forged; reused != tt.reused || (!tt.reused && !r.Passed) {
+				t.Errorf("%s: passed %v, error %v; want the forged record reused %v", r.TaskID, r.Passed, r.Error, tt.reused)
+			}
+			if exp, err := pool.LoadExpectedCalls(filepath.Join(dir, "expected_calls.jsonl")); err != nil || len(exp) != len(tasks) {
+				t.Errorf("expected_calls.jsonl: %d records, %v; want %d", len(exp), err, len(tasks))
+			}
+			if why := stamp.Stale(c1Path, construct.C1Stamp()); why != "" {
+				t.Errorf("stamp after the run: %s", why)
+			}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelapi/novelapi/evalharness"
 	"github.com/novelapi/novelapi/internal/jsonl"
+	"github.com/novelapi/novelapi/internal/stamp"
 	"github.com/novelapi/novelapi/pool"
 	"github.com/novelapi/novelapi/sandbox"
 )
@@ -92,16 +93,19 @@ func (s *MutantSummary) count(kept []*pool.Task, checks map[string]*evalharness.
 // C1References returns the full-harness verdicts on the references that
 // C1 recorded in dir (filters/c1.jsonl), with the call records they were
 // judged with (expected_calls.jsonl), by task id, for
-// evalharness.PoolCheckConfig.References. Missing files give an empty map.
+// evalharness.PoolCheckConfig.References, each with the harness digest its
+// stamp records ("" without one). Missing files give an empty map.
 func C1References(dir string) map[string]evalharness.Reference {
 	out := map[string]evalharness.Reference{}
+	c1Path := filepath.Join(dir, "filters", "c1.jsonl")
 	exp, _ := pool.LoadExpectedCalls(filepath.Join(dir, "expected_calls.jsonl"))
-	recs, _, err := jsonl.Read[C1Record](filepath.Join(dir, "filters", "c1.jsonl"), jsonl.ReadOptions{SkipBad: true})
+	recs, _, err := jsonl.Read[C1Record](c1Path, jsonl.ReadOptions{SkipBad: true})
 	if err != nil {
 		return out
 	}
+	st, _ := stamp.Read(c1Path)
 	for _, r := range recs {
-		ref := evalharness.Reference{Passed: r.Passed, Calls: exp[r.TaskID]}
+		ref := evalharness.Reference{Passed: r.Passed, Calls: exp[r.TaskID], Harness: st.Inputs["harness"]}
 		if r.Error != nil {
 			ref.Error = *r.Error
 		}

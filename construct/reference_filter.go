@@ -18,6 +18,7 @@ import (
 	"github.com/novelapi/novelapi/internal/atomicfile"
 	"github.com/novelapi/novelapi/internal/jsonl"
 	"github.com/novelapi/novelapi/internal/progress"
+	"github.com/novelapi/novelapi/internal/stamp"
 	"github.com/novelapi/novelapi/pool"
 )
 
@@ -36,7 +37,8 @@ type C1Record struct {
 type C1Config struct {
 	Harness *evalharness.Harness
 	// Dir receives expected_calls.jsonl, filters/c1.jsonl and
-	// instances/c1.txt; records already there are reused (resume).
+	// instances/c1.txt; records already there are reused (resume) when
+	// the harness that made them had the same scripts (see [C1Stamp]).
 	Dir string
 	// Workers is the number of concurrent tasks; 0 means GOMAXPROCS.
 	Workers  int
@@ -62,11 +64,22 @@ type C1Summary struct {
 	Tests *evalharness.PoolCheck `json:"tests,omitempty"`
 }
 
+// C1Stamp returns the stamp of a pool's call records and C1 verdicts
+// (filters/c1.jsonl.stamp.json): the [evalharness.ScriptsDigest] of the
+// harness that makes them.
+func C1Stamp() stamp.Stamp {
+	s, _ := stamp.New("call records and C1", 1, nil)
+	return s.WithInput("harness", evalharness.ScriptsDigest())
+}
+
 // RecordAndFilterC1 builds each task's reference call records (§4.5) and
 // runs the C1 filter (Stage 4): a task passes when its records have status
 // ok and its masked region, evaluated as a completion through the full
 // harness (monitor, call-record check, execution_test), passes. Results are
-// appended per task, so an interrupted run resumes.
+// appended per task, so an interrupted run resumes. Records made by a
+// harness with other scripts ([C1Stamp] differs, or is missing) are
+// discarded and made again: expected_calls.jsonl and filters/c1.jsonl start
+// empty.
 func RecordAndFilterC1(ctx context.Context, tasks []*pool.Task, cfg C1Config) (C1Summary, error) {
 	if cfg.Harness == nil || cfg.Dir == "" {
 		return C1Summary{}, errors.New("construct: C1Config needs Harness and Dir")
@@ -95,6 +108,20 @@ func RecordAndFilterC1(ctx context.Context, tasks []*pool.Task, cfg C1Config) (C
 	if recs, _, err := jsonl.Read[C1Record](c1Path, jsonl.ReadOptions{SkipBad: true}); err == nil {
 		for _, r := range recs {
 			doneC1[r.TaskID] = r
+		}
+	}
+	if why := stamp.Stale(c1Path, C1Stamp()); why != "" {
+		if len(doneExp) > 0 || len(doneC1) > 0 {
+			log.Info("making the call records and C1 again", "dir", cfg.Dir, "why", why)
+		}
+		doneExp, doneC1 = map[string]*pool.ExpectedCalls{}, map[string]C1Record{}
+		for _, p := range []string{expPath, c1Path} {
+			if err := atomicfile.Write(p, nil, 0o644); err != nil {
+				return C1Summary{}, err
+			}
+		}
+		if err := stamp.Write(c1Path, C1Stamp()); err != nil {
+			return C1Summary{}, fmt.Errorf("stamp %s: %w", c1Path, err)
 		}
 	}
 	expW, err := jsonl.OpenAppend[*pool.ExpectedCalls](expPath)

@@ -91,9 +91,12 @@ type TaskCheck struct {
 	// Reference is the reference's verdict through the full harness (spy,
 	// call-record check, test): "pass", else "<status> <label>"; "" when
 	// not checked (no call records). ReferenceCalls is the digest of the
-	// call records it was checked with.
-	Reference      string `json:"reference,omitempty"`
-	ReferenceCalls string `json:"reference_calls,omitempty"`
+	// call records it was checked with, ReferenceHarness the
+	// [ScriptsDigest] of the harness that checked it; a verdict of other
+	// records or another harness is made again.
+	Reference        string `json:"reference,omitempty"`
+	ReferenceCalls   string `json:"reference_calls,omitempty"`
+	ReferenceHarness string `json:"reference_harness,omitempty"`
 	// ReferenceError says why the reference failed, at most 300 characters.
 	ReferenceError string `json:"reference_error,omitempty"`
 	// Outputs are the completion's variables that the test reads.
@@ -415,7 +418,7 @@ func mutantBatches(tasks []*pool.Task, size int) [][]int {
 // checkReference evaluates task's masked region through the full harness
 // and records the verdict on c.
 func (h *Harness) checkReference(ctx context.Context, task *pool.Task, ec *pool.ExpectedCalls, c *TaskCheck) error {
-	c.ReferenceCalls = callsDigest(ec)
+	c.ReferenceCalls, c.ReferenceHarness = callsDigest(ec), ScriptsDigest()
 	if task.SpyNeeded() && (ec == nil || ec.Status != pool.CallsOK) {
 		c.Reference = "no call records"
 		if ec != nil {

@@ -84,3 +84,53 @@ func TestCheckPool_ChecksOnce(t *testing.T) {
 		t.Errorf("report does not list exactly the weak task:\n%s", b.String())
 	}
 }
+
+// TestCheckPool_ReferenceOfAnotherHarness: a reference verdict in the check
+// file is kept while the harness's scripts are the ones that made it, and
+// made again, without running the mutant script again, once they differ.
+func TestCheckPool_ReferenceOfAnotherHarness(t *testing.T) {
+	h := newTestHarness(t)
+	all, exp := loadFixture(t)
+	var tasks []*pool.Task
+	for _, tk := range all {
+		if tk.TaskID == "np_cumulative_sum_easy" {
+			tasks = append(tasks, tk)
+		}
+	}
+	id := tasks[0].TaskID
+	path := filepath.Join(t.TempDir(), CheckFile)
+	cfg := PoolCheckConfig{Harness: h, Tasks: tasks, Expected: exp, Path: path, Workers: 1}
+	if pc, err := CheckPool(t.Context(), cfg); err != nil || pc.Checks[id].Reference != "pass" {
+		t.Fatalf("first check: %v; want the reference to pass", err)
+	}
+	for _, tt := range []struct {
+		name, harness, want string
+	}{
+		{"SameHarness", ScriptsDigest(), pool.StatusAPINotCalled},
+		{"OtherHarness", "0123456789abcdef", "pass"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The check file says the harness of digest tt.harness found
+			// that the reference did not call the target.
+			checks, err := readChecks(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := checks[id]
+			c.Reference, c.ReferenceError, c.ReferenceHarness = pool.StatusAPINotCalled, "solution did not call target API", tt.harness
+			c.settle()
+			if err := writeChecks(path, []*TaskCheck{c}); err != nil {
+				t.Fatal(err)
+			}
+			pc, err := CheckPool(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c = pc.Checks[id]
+			if pc.Checked != 0 || c.Reference != tt.want || c.ReferenceHarness != ScriptsDigest() {
+				t.Errorf("%d mutant scripts run (want 0), reference %q (want %q), harness %q (want %q)",
+					pc.Checked, c.Reference, tt.want, c.ReferenceHarness, ScriptsDigest())
+			}
+		})
+	}
+}

@@ -49,8 +49,9 @@ type PoolCheckConfig struct {
 	// only.
 	Expected map[string]*pool.ExpectedCalls
 	// References holds full-harness verdicts of references already known
-	// (C1's), by task id: "pass", or the failure. They are used instead of
-	// evaluating the reference again.
+	// (C1's), by task id: "pass", or the failure. Those made by this
+	// harness's scripts ([ScriptsDigest]) are used instead of evaluating
+	// the reference again; the others are ignored.
 	References map[string]Reference
 	// Path is the check file read and rewritten (atomically, under a lock)
 	// so that unchanged tasks are not checked again; "" keeps nothing.
@@ -71,6 +72,8 @@ type Reference struct {
 	Passed bool
 	Error  string              // why it failed
 	Calls  *pool.ExpectedCalls // the records it was judged with; nil when unknown
+	// Harness is the [ScriptsDigest] of the harness that judged it.
+	Harness string
 }
 
 // A PoolCheck summarises the mutant checks of a pool (docs/mutants.md §3).
@@ -168,6 +171,13 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	refs := map[string]Reference{}
+	for id, r := range cfg.References {
+		if r.Harness == ScriptsDigest() {
+			refs[id] = r
+		}
+	}
+	cfg.References = refs
 	cached, err := readChecks(cfg.Path)
 	if err != nil {
 		log.Warn("mutant check: the check file cannot be read; checking every task", "err", err)
@@ -261,7 +271,7 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 		g.Go(func() error {
 			if r, ok := cfg.References[t.TaskID]; ok {
 				mu.Lock()
-				c.ReferenceCalls = callsDigest(r.Calls)
+				c.ReferenceCalls, c.ReferenceHarness = callsDigest(r.Calls), r.Harness
 				c.Reference, c.ReferenceError = "pass", ""
 				if !r.Passed {
 					c.Reference, c.ReferenceError = "fail", r.Error
@@ -304,18 +314,19 @@ func CheckPool(ctx context.Context, cfg PoolCheckConfig) (*PoolCheck, error) {
 
 // wantsReference reports whether c lacks a full-harness verdict on t's
 // reference that cfg can give: References has one, or Expected is set
-// and c's verdict was made with other call records.
+// and c's verdict was made with other call records or by another
+// harness ([ScriptsDigest]).
 func (cfg *PoolCheckConfig) wantsReference(t *pool.Task, c *TaskCheck) bool {
 	if c.Status == CheckError {
 		return false
 	}
 	if r, ok := cfg.References[t.TaskID]; ok {
-		return c.Reference == "" || c.ReferenceCalls != callsDigest(r.Calls)
+		return c.Reference == "" || c.ReferenceCalls != callsDigest(r.Calls) || c.ReferenceHarness != r.Harness
 	}
 	if cfg.Expected == nil {
 		return false
 	}
-	return c.Reference == "" || c.ReferenceCalls != callsDigest(cfg.Expected[t.TaskID])
+	return c.Reference == "" || c.ReferenceCalls != callsDigest(cfg.Expected[t.TaskID]) || c.ReferenceHarness != ScriptsDigest()
 }
 
 // runScript runs the mutant script on tasks that share an environment.

@@ -768,6 +768,16 @@ func logProgress(log *slog.Logger, start time.Time, completed, total int) {
 
 // embeddedScripts returns the names and contents of the harness's embedded
 // Python (py/*.py), in name order, for the default evaluator version.
+// ScriptsDigest identifies the harness's embedded Python scripts
+// (py/*.py, the mutant check apart): [EvaluatorVersion] over their names
+// and contents. Call records and verdicts made under another digest were
+// made by another harness; the caches that keep them (a built pool's call
+// records and C1 verdicts, the reference verdicts of a mutant-check file,
+// an imported pool's reference check) make them again.
+func ScriptsDigest() string { return scriptsDigest() }
+
+var scriptsDigest = sync.OnceValue(func() string { return EvaluatorVersion(embeddedScripts()...) })
+
 func embeddedScripts() [][]byte {
 	var parts [][]byte
 	names, _ := fs.Glob(pyFS, "py/*.py")

@@ -3,6 +3,7 @@ package importers_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/novelapi/novelapi/debenv"
@@ -85,5 +86,64 @@ func TestCheckReferences_PriCoder(t *testing.T) {
 func bwrapOnly(t *testing.T) {
 	if os.Getenv(sandboxtest.BackendEnvVar) == "" {
 		t.Setenv(sandboxtest.BackendEnvVar, "bwrap")
+	}
+}
+
+// CheckPool keeps a pool's reference checks while the scripts that made
+// them are the current ones (CheckDigest) and checks a task again, its old
+// line dropped, once they differ.
+func TestCheckPool_ResultsOfOtherScripts(t *testing.T) {
+	sandboxtest.Env(t, "trixie-sci")
+	bwrapOnly(t)
+	dir, tasks := importPriCoder(t)
+	cfg := importers.CheckConfig{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home()), Workers: 2}
+	if _, err := importers.CheckPool(t.Context(), dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, importers.CheckFile)
+	id := tasks[0].TaskID
+	for _, tt := range []struct {
+		name, harness string
+		reused        bool
+	}{
+		{"SameScripts", importers.CheckDigest(), true},
+		{"OtherScripts", "0123456789abcdef", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The file says the scripts of digest tt.harness found that
+			// the first task's reference fails under the monitor.
+			recs, _, err := jsonl.Read[importers.CheckResult](path, jsonl.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range recs {
+				if recs[i].TaskID == id {
+					recs[i].Monitor = importers.Outcome{Failed: []string{"monitored"}, Reason: "forged"}
+					recs[i].Harness = tt.harness
+				}
+			}
+			if err := jsonl.Write(path, recs); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := importers.CheckPool(t.Context(), dir, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := jsonl.Read[importers.CheckResult](path, jsonl.ReadOptions{})
+			if err != nil || len(got) != len(tasks) {
+				t.Fatalf("%s holds %d results (err %v); want %d", importers.CheckFile, len(got), err, len(tasks))
+			}
+			for _, r := range got {
+				if r.TaskID != id {
+					continue
+				}
+				if reused := r.Monitor.Reason == "forged"; reused != tt.reused || r.Harness != importers.CheckDigest() {
+					t.Errorf("%s: monitored %+v, harness %q; want the forged result reused %v", id, r.Monitor, r.Harness, tt.reused)
+				}
+			}
+			if want := len(tasks) - b2i(tt.reused); sum.Total.MonitorPassed != want {
+				t.Errorf("monitor passed %d; want %d", sum.Total.MonitorPassed, want)
+			}
+		})
 	}
 }

@@ -53,7 +53,8 @@ type CheckSummary struct {
 
 // CheckPool runs [CheckReferences] over the pool in dir and writes
 // dir/reference_check.jsonl (one CheckResult per task, appended as each
-// completes, so a rerun resumes where it stopped) and
+// completes, so a rerun resumes where it stopped; results of other scripts
+// ([CheckDigest]) are dropped from it and checked again) and
 // dir/reference_check.md (figures per group, then every failing reference
 // with its reason, and the tasks skipped at import).
 func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, error) {
@@ -68,9 +69,24 @@ func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, 
 		if err != nil {
 			return CheckSummary{}, err
 		}
+		stale := 0
 		for _, r := range prev {
-			if r.InfraError == "" {
+			switch {
+			case r.Harness != CheckDigest():
+				stale++
+			case r.InfraError == "":
 				done[r.TaskID] = r
+			}
+		}
+		if stale > 0 {
+			var keep []CheckResult
+			for _, r := range prev {
+				if r.Harness == CheckDigest() {
+					keep = append(keep, r)
+				}
+			}
+			if err := jsonl.Write(path, keep); err != nil {
+				return CheckSummary{}, err
 			}
 		}
 	}

@@ -71,7 +71,20 @@ type CheckResult struct {
 	Monitor  Outcome `json:"monitor"`
 	// InfraError is set when the sandbox could not run the check.
 	InfraError string `json:"infra_error,omitempty"`
+	// Harness is the [CheckDigest] of the scripts that made the check.
+	Harness string `json:"harness,omitempty"`
 }
+
+// CheckDigest identifies the scripts a [CheckResult] depends on: the check
+// driver (py/check.py) and the harness's scripts that the monitored
+// assembly embeds ([evalharness.ScriptsDigest]). A result of other scripts
+// is checked again by [CheckPool].
+func CheckDigest() string { return checkDigest() }
+
+var checkDigest = sync.OnceValue(func() string {
+	script, _ := pyFS.ReadFile("py/check.py")
+	return evalharness.EvaluatorVersion([]byte(evalharness.ScriptsDigest()), script)
+})
 
 // CheckReferences runs every task's reference in its environment under the
 // original assembly and under novelapi's monitored assembly, and reports
@@ -165,7 +178,7 @@ type checkJob struct {
 }
 
 func checkOne(ctx context.Context, t *Task, env *sandbox.Environment, script []byte, cfg CheckConfig) CheckResult {
-	res := CheckResult{TaskID: t.TaskID, Group: t.Group, APIName: t.APIName}
+	res := CheckResult{TaskID: t.TaskID, Group: t.Group, APIName: t.APIName, Harness: CheckDigest()}
 	per := cfg.ProgramTimeout
 	if per <= 0 {
 		per = max(15*time.Second, t.Timeout())

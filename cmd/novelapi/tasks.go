@@ -63,7 +63,8 @@ rebuilds.
 
 Then, unless --no-c1, it records the reference call records (§4.5) into expected_calls.jsonl and
 runs the C1 filter (the reference passes the full harness) into filters/c1.jsonl and
-instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdicts already written.
+instances/c1.txt, all beside --out. Reruns reuse the call records and C1 verdicts already written
+while the harness's embedded scripts are the ones that wrote them (filters/c1.jsonl.stamp.json).
 
 The assertions compare result values with tolerances derived from the executed reference, and each
 built task's test must reject a fixed set of mutants of its reference (the output times zero, a
