@@ -193,9 +193,16 @@ type Provenance struct {
 	Signature string `json:"signature,omitempty"`
 	// Aliases lists every other import path of the same object.
 	Aliases []string `json:"aliases,omitempty"`
-	// Replaces lists deprecated APIs of the same release that name this one
-	// as their replacement (Extra.Replaces of the candidate).
+	// Replaces lists older APIs that name this one as their replacement:
+	// the deprecated APIs of the same release whose docstrings say so
+	// (Extra.Replaces of the candidate), then the paths the library's
+	// release notes add (ReplacesNotes).
 	Replaces []string `json:"replaces,omitempty"`
+	// ReplacesNotes are the paths of Replaces that release notes linked,
+	// each with its entry (ExtractRules 19; none before): deprecated APIs
+	// the release still has, and ones a release of the diffed span removed
+	// (Removed).
+	ReplacesNotes []NoteLink `json:"replaces_notes,omitempty"`
 	// Instances lists the public names of the objects whose type is this
 	// class ("scipy.stats.triang" for scipy.stats.distributions.triang_gen;
 	// loguniform and reciprocal for reciprocal_gen), or of the method on

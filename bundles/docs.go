@@ -74,6 +74,10 @@ type ReleaseNote struct {
 	Text    string
 	File    string
 	Line    int
+	// marked is the text of a rendered page's entry with its code spans
+	// (<code>, unresolved cross-references) written in backticks; "" when
+	// Text keeps its markup (reST, Markdown).
+	marked string
 }
 
 // MaxNoteChars bounds a release-note entry kept as Mechanism.ChangelogNotes
@@ -624,10 +628,11 @@ func markdownBlocks(text string) []docBlock {
 // Markdown) or file name that carries a version.
 func releaseNotes(text, file string) []ReleaseNote {
 	var out []ReleaseNote
-	version := ""
+	fileVersion := ""
 	if m := versionRE.FindStringSubmatch(filepath.Base(file)); m != nil {
-		version = m[1]
+		fileVersion = m[1]
 	}
+	version := fileVersion
 	lines := strings.Split(text, "\n")
 	var cur []string
 	start := 0
@@ -664,16 +669,12 @@ func releaseNotes(text, file string) []ReleaseNote {
 		case optionRE.MatchString(s):
 		case i+1 < len(lines) && isUnderline(lines[i+1]) && s != "":
 			flush()
-			if m := versionRE.FindStringSubmatch(s); m != nil {
-				version = m[1]
-			}
+			version = headingVersion(fileVersion, version, s)
 			i++
 		case isUnderline(l):
 		case strings.HasPrefix(s, "#"): // a Markdown heading: "## v2.14.1 (2026-10-11)"
 			flush()
-			if m := versionRE.FindStringSubmatch(s); m != nil {
-				version = m[1]
-			}
+			version = headingVersion(fileVersion, version, s)
 		case s == "":
 			if len(cur) > 0 && !strings.HasPrefix(strings.TrimSpace(lines[max(0, i-1)]), ".. change::") {
 				flush()
@@ -692,6 +693,24 @@ func releaseNotes(text, file string) []ReleaseNote {
 	}
 	flush()
 	return out
+}
+
+// headingVersion returns the version of the entries under a heading:
+// the version the heading carries, else the current one. In a file whose
+// name carries a version (pandas' v2.2.0.rst, numpy's 2.0.0-notes.html)
+// a heading's version counts only when it is that version or one of its
+// releases ("2.2.1" in v2.2.rst): the others are of what the release
+// needs or supports ("Increased minimum versions for dependencies ...
+// 2022.7", "Python 3.13 support").
+func headingVersion(fileVersion, current, heading string) string {
+	m := versionRE.FindStringSubmatch(heading)
+	if m == nil {
+		return current
+	}
+	if fileVersion != "" && m[1] != fileVersion && !strings.HasPrefix(m[1], fileVersion+".") {
+		return current
+	}
+	return m[1]
 }
 
 func isUnderline(l string) bool {

@@ -18,10 +18,11 @@ func htmlPage(text string, notes bool, file string) (blocks []docBlock, prose st
 	if err != nil {
 		return nil, "", nil
 	}
-	version := ""
+	fileVersion := ""
 	if m := versionRE.FindStringSubmatch(file[strings.LastIndexByte(file, '/')+1:]); m != nil {
-		version = m[1]
+		fileVersion = m[1]
 	}
+	version := fileVersion
 	var sb strings.Builder
 	var walk func(n *html.Node, inList bool)
 	walk = func(n *html.Node, inList bool) {
@@ -48,13 +49,14 @@ func htmlPage(text string, notes bool, file string) (blocks []docBlock, prose st
 					sb.WriteByte(' ')
 				}
 			case atom.H1, atom.H2, atom.H3, atom.H4:
-				if m := versionRE.FindStringSubmatch(textOf(n)); m != nil && notes {
-					version = m[1]
+				if notes {
+					version = headingVersion(fileVersion, version, textOf(n))
 				}
 			case atom.Li, atom.P:
 				if notes && !(n.DataAtom == atom.P && inList) {
 					if t := strings.Join(strings.Fields(textOf(n)), " "); len(strings.Fields(t)) >= 4 {
-						entries = append(entries, ReleaseNote{Version: version, Text: t, File: file})
+						entries = append(entries, ReleaseNote{Version: version, Text: t, File: file,
+							marked: strings.Join(strings.Fields(markedTextOf(n)), " ")})
 					}
 				}
 				if n.DataAtom == atom.Li {
@@ -113,6 +115,28 @@ func findAtom(n *html.Node, a atom.Atom) *html.Node {
 		}
 	}
 	return nil
+}
+
+// markedTextOf returns the text under n with the text of each code span
+// (<code>, and <em class="xref ..."> that Sphinx renders for a
+// cross-reference it could not resolve) in backticks.
+func markedTextOf(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Code || n.DataAtom == atom.Em && strings.Contains(attr(n, "class"), "xref")) {
+			sb.WriteString("`" + strings.ReplaceAll(textOf(n), "`", "") + "`")
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return sb.String()
 }
 
 // textOf returns the text under n, entities decoded.

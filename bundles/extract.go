@@ -14,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +67,9 @@ type ExtractConfig struct {
 	SkipTests bool
 	// Docs are the library's documentation pages and release notes (from
 	// its Debian -doc package, see [ReadDocs]): their code blocks that
-	// name an API are candidate examples, and the release-note entry that
-	// names it joins its M. Nil means none.
+	// name an API are candidate examples, the release-note entry that
+	// names it joins its M, and the older names the notes say it replaces
+	// join its Provenance.Replaces ([NoteLinks]). Nil means none.
 	Docs *Docs
 	// ProtocolOnly extracts only the candidates the published protocol
 	// lists (Extra.Extension ""), leaving out methods and APIs without
@@ -118,7 +120,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 18
+const ExtractRules = 19
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {
@@ -153,7 +155,9 @@ type extractResult struct {
 // blocks (cfg.Docs) and the installed test suite, in that order, each
 // executed in its own process inside the sandbox, M as docstring-grounded
 // prose with the release-note entry that names the API, C as the source without
-// docstrings plus same-module helpers. Batches of APIs run in parallel
+// docstrings plus same-module helpers; the older names the release notes
+// say an API replaces are looked up once, in one sandbox run before the
+// batches ([NoteLinks]; a failed run is a warning). Batches of APIs run in parallel
 // sandboxes. It returns the bundles produced by this call (bundles already
 // in cfg.Out are not returned) and a summary. Per-API failures are drops,
 // not errors; an error means the sandbox or the output file failed.
@@ -209,6 +213,16 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
 	}
 
+	var noteLinks map[string][]NoteLink
+	if len(todo) > 0 && cfg.Docs.Notes() > 0 {
+		var err error
+		if noteLinks, err = NoteLinks(ctx, runner, cfg.Env, cfg.Candidates, cfg.Docs); err != nil {
+			if ctx.Err() != nil {
+				return nil, sum, fmt.Errorf("extract: %w", context.Cause(ctx))
+			}
+			log.Warn("extracting without the replacements the release notes name", "env", cfg.Env.Name, "err", err)
+		}
+	}
 	owners := newFileOwners(cfg.Env.Root)
 	jobs := make(chan []Candidate)
 	var (
@@ -256,7 +270,7 @@ func Extract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig) ([]B
 					continue
 				}
 				for _, c := range cs {
-					b, d := assemble(ctx, cfg, c, results[c.APIName], owners, log)
+					b, d := assemble(ctx, cfg, c, results[c.APIName], noteLinks[c.APIName], owners, log)
 					if err := record(b, d); err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
@@ -439,7 +453,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 }
 
 // assemble turns one extraction result into a bundle or a drop record.
-func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractResult, owners *fileOwners, log *slog.Logger) (*Bundle, *Dropped) {
+func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractResult, links []NoteLink, owners *fileOwners, log *slog.Logger) (*Bundle, *Dropped) {
 	if r == nil {
 		return nil, &Dropped{APIName: c.APIName, Reason: DropCrashed, Detail: "the extraction process died or hit a limit"}
 	}
@@ -463,7 +477,11 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 		}
 		if len(served) < MaxExamples {
 			if e.Origin != nil && e.Origin.File != "" {
-				e.Origin.Package = owners.owner(e.Origin.File)
+				// The Debian package that installed the file; a page of
+				// a -doc package keeps the package its block named.
+				if pkg := owners.owner(e.Origin.File); pkg != "" || e.Source != SourceDocs {
+					e.Origin.Package = pkg
+				}
 			}
 			served = append(served, e)
 		}
@@ -531,6 +549,12 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 		Library: c.Library, Version: c.NewVersion, Suite: cfg.Env.Manifest.Suite, Environment: cfg.Env.Name,
 		SourceFile: deref(c.SourceFile), Kind: c.Kind, Aliases: c.Extra.Aliases, Replaces: c.Extra.Replaces, Extension: c.Extra.Extension,
 		Instances: r.Instances, InstanceMethods: r.InstanceMethods, Components: comps,
+	}
+	for _, l := range links {
+		if !slices.Contains(p.Replaces, l.Path) {
+			p.Replaces = append(slices.Clip(p.Replaces), l.Path)
+			p.ReplacesNotes = append(p.ReplacesNotes, l)
+		}
 	}
 	if c.OldVersion != nil {
 		p.OldVersion = *c.OldVersion

@@ -368,12 +368,34 @@ func itemHeader(rank int, b *bundles.Bundle, vc versionChoice) string {
 	}
 	if b.Provenance != nil && len(b.Provenance.Replaces) > 0 {
 		// The deprecated names a user may remember (numpy.trapz for
-		// numpy.trapezoid): say the new API is the one to call.
-		r := distinctMethodPaths(index.PublicImports(b.Provenance.Replaces))
-		if len(r) == 0 {
-			r = b.Provenance.Replaces
+		// numpy.trapezoid): say the new API is the one to call. Names a
+		// release of the diffed span removed (numpy.in1d for numpy.isin,
+		// from the release notes) are said apart.
+		removed := map[string]bool{}
+		for _, l := range b.Provenance.ReplacesNotes {
+			removed[l.Path] = l.Removed
 		}
-		fmt.Fprintf(&sb, "replaces (deprecated in this release): %s\n", strings.Join(oneLines(r[:min(len(r), maxImportPaths)]), ", "))
+		var deprecated, gone []string
+		for _, p := range b.Provenance.Replaces {
+			if removed[p] {
+				gone = append(gone, p)
+			} else {
+				deprecated = append(deprecated, p)
+			}
+		}
+		for _, l := range []struct {
+			label string
+			paths []string
+		}{{"deprecated in this release", deprecated}, {"removed by this release", gone}} {
+			if len(l.paths) == 0 {
+				continue
+			}
+			r := distinctMethodPaths(index.PublicImports(l.paths))
+			if len(r) == 0 {
+				r = l.paths
+			}
+			fmt.Fprintf(&sb, "replaces (%s): %s\n", l.label, strings.Join(oneLines(r[:min(len(r), maxImportPaths)]), ", "))
+		}
 	}
 	if in := b.PublicInstances(); len(in) > 0 {
 		// A class users reach through its one instance (scipy.stats.triang

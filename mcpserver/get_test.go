@@ -172,6 +172,27 @@ func TestGetAPI_DeprecatedNameLeadsToReplacement(t *testing.T) {
 	}
 }
 
+// A name the release notes say a release of the span removed is said
+// apart from the deprecated ones (pandas 3.0.0's notes: "Removed
+// DataFrame.applymap, Styler.applymap and Styler.applymap_index").
+func TestGetAPI_RemovedNameSaidApart(t *testing.T) {
+	c := inProcess(t, serverOverEdited(t, ambiguousBundles, func(bs []bundles.Bundle) []bundles.Bundle {
+		for i := range bs {
+			if bs[i].APIName == "pandas.DataFrame.map" {
+				bs[i].Provenance.Replaces = []string{"pandas.DataFrame.applymap"}
+				bs[i].Provenance.ReplacesNotes = []bundles.NoteLink{{Path: "pandas.DataFrame.applymap", Version: "3.0.0",
+					File: "/usr/share/doc/python-pandas-doc/html/_sources/whatsnew/v3.0.0.rst.txt", Line: 1030, Removed: true}}
+			}
+		}
+		return bs
+	}))
+	res := call(t, c, "get_api", getAPIArgs("pd.DataFrame.applymap", ""))
+	wantOK(t, res)
+	if txt := text(res); !strings.Contains(txt, "replaces (removed by this release): pandas.DataFrame.applymap") || strings.Contains(txt, "deprecated in this release") {
+		t.Errorf("get_api(pd.DataFrame.applymap):\n%s\nwant pandas.DataFrame.map replacing the removed name", txt)
+	}
+}
+
 // get_api finds a scipy.stats distribution by its public instance's name
 // (Provenance.Instances) and says in the header that the instance is the
 // name to call.
