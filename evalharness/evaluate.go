@@ -79,6 +79,7 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 		Reference:     task.ReferenceSolution,
 	}
 	job.EntryPoint = task.EntryPoint
+	job.Renaming = renamingOf(task)
 	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeEntryPoint {
 		job.Secret.EntryCheck = task.APIName
 	}
@@ -177,11 +178,13 @@ func tamperReason(out runOutcome) string {
 func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, classify bool) Verdict {
 	res, r := out.Res, out.Recs
 	v := Verdict{
-		Status:   runStatus(out),
-		Retried:  out.Retried,
-		Wall:     res.Wall,
-		Code:     r.Code,
-		Executed: r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
+		Status:    runStatus(out),
+		Retried:   out.Retried,
+		Wall:      res.Wall,
+		Code:      r.Code,
+		Written:   r.Written,
+		Unrenamed: r.Unrenamed,
+		Executed:  r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
 	}
 	spy := r.Spy
 	if task.SpyScope == pool.SpyScopeEntryPoint {

@@ -47,6 +47,9 @@ type runnerJob struct {
 	// Refs are the paths a value may reference as the real object (the
 	// targets and the monitor's aliases: a spy crosses as its target).
 	Refs []string `json:"refs,omitempty"`
+	// Renaming, when set, translates the extracted completion back from a
+	// renamed pool's names before it runs (renamingOf).
+	Renaming *renamingJob `json:"renaming,omitempty"`
 
 	Secret secretJob `json:"-"`
 }
@@ -144,10 +147,14 @@ type (
 type runRecords struct {
 	Started   bool
 	Extracted bool
-	Code      string
-	Phases    []string // completed phases in order
-	Exception *excRecord
-	Spy       *spyRecord // the state after the completion (or at its exception)
+	Code      string // the completion that ran (translated back for a renamed pool)
+	// Written is the extracted completion before a renamed pool's
+	// translation ("" when the task has none); Unrenamed is the original
+	// name that made the translation "error!", or "".
+	Written, Unrenamed string
+	Phases             []string // completed phases in order
+	Exception          *excRecord
+	Spy                *spyRecord // the state after the completion (or at its exception)
 	// EntrySpy counts the target calls made inside the entry point up to the
 	// end of the test (or its exception); nil unless the job set EntryPoint.
 	EntrySpy *spyRecord
@@ -193,6 +200,9 @@ func parseRecords(data []byte, nonce string) runRecords {
 			Name   string       `json:"name"`
 			Code   string       `json:"code"`
 			Judge  *judgeFields `json:"judge"`
+			// Written and Unrenamed: a renamed pool's translation.
+			Written   string `json:"written"`
+			Unrenamed string `json:"unrenamed"`
 		}
 		if err := json.Unmarshal(line, &head); err != nil {
 			r.Tamper = fmt.Sprintf("malformed record %d", n+1)
@@ -219,6 +229,7 @@ func parseRecords(data []byte, nonce string) runRecords {
 			r.Started = true
 		case "extract":
 			r.Extracted, r.Code, r.Judge = true, head.Code, head.Judge
+			r.Written, r.Unrenamed = head.Written, head.Unrenamed
 		case "phase":
 			r.Phases = append(r.Phases, head.Name)
 		case "exception":

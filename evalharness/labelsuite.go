@@ -327,6 +327,8 @@ func MutationSuite(ctx context.Context, cfg SuiteConfig) (*SuiteReport, error) {
 	}
 	var items []item
 	for _, t := range cfg.Tasks {
+		// The reference and its mutants are in the real library's names.
+		t := Untranslated(t)
 		items = append(items, item{task: t, m: Mutant{Code: t.MaskedRegion}})
 		if t.SpyNeeded() {
 			items = append(items, item{task: SpyOff(t), m: Mutant{Name: "spy-off", Code: t.MaskedRegion}})

@@ -416,7 +416,8 @@ func mutantBatches(tasks []*pool.Task, size int) [][]int {
 }
 
 // checkReference evaluates task's masked region through the full harness
-// and records the verdict on c.
+// (as written: it is in the real library's names) and records the verdict
+// on c.
 func (h *Harness) checkReference(ctx context.Context, task *pool.Task, ec *pool.ExpectedCalls, c *TaskCheck) error {
 	c.ReferenceCalls, c.ReferenceHarness = callsDigest(ec), ScriptsDigest()
 	if task.SpyNeeded() && (ec == nil || ec.Status != pool.CallsOK) {
@@ -427,7 +428,7 @@ func (h *Harness) checkReference(ctx context.Context, task *pool.Task, ec *pool.
 		c.settle()
 		return nil
 	}
-	v, err := h.Evaluate(ctx, task, ec, "```python\n"+task.MaskedRegion+"\n```")
+	v, err := h.Evaluate(ctx, Untranslated(task), ec, "```python\n"+task.MaskedRegion+"\n```")
 	if err != nil && !errors.Is(err, ErrRefused) {
 		return err
 	}

@@ -21,12 +21,22 @@ const MutantCellPrefix = "mutant:"
 // rates. siblings maps a target API to a function of its module to call
 // instead (sibling-api); nil leaves that kind out. Evaluating the set
 // gives PriCoder's measures (invocation, non-existent calls, signature
-// errors) on answers whose faults are known.
+// errors) on answers whose faults are known. A task of a renamed pool has
+// its completions translated back ([pool.Task.Keywords]), so its mutants
+// are of its renamed_reference, the reference in the names its solver
+// uses; the kinds that need the target's real name in the text do not
+// apply there.
 func MutantSet(tasks []*pool.Task, siblings map[string]string) []*pool.Prediction {
 	used := map[string]int{}
 	out := make([]*pool.Prediction, 0, len(tasks))
 	for _, t := range tasks {
-		ms := LabelMutants(t, siblings[t.APIName])
+		base := t
+		if t.Renamed() && t.RenamedReference != "" {
+			c := *t
+			c.MaskedRegion = t.RenamedReference
+			base = &c
+		}
+		ms := LabelMutants(base, siblings[t.APIName])
 		if len(ms) == 0 {
 			continue
 		}

@@ -143,6 +143,8 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 		return classification{Label: label, Rule: "runtime:" + rule, Rationale: clip(why)}, true
 	}
 	switch {
+	case r != nil && r.Unrenamed != "":
+		return c(pool.LabelWrongAPISelection, "unrenamed", "the completion names `"+r.Unrenamed+"`, a name of the real library that the renamed pool's library does not have: translated back as the pool's harness does, it runs as \"error!\"")
 	case (f.CodeEmpty || (!f.CodeLost && emptyStub(f.Code))) && (e == nil || e.Phase != "compile"):
 		return c(pool.LabelWrongSyntax, "empty", "the response holds no code that does anything (empty, prose or a stub)")
 	case e != nil && e.Phase == "compile":

@@ -55,8 +55,16 @@ type Verdict struct {
 	Retried bool `json:"retried"`
 	// Wall is the wall time of the final run.
 	Wall time.Duration `json:"wall_ns"`
-	// Code is the extracted completion (§3) that was run.
+	// Code is the extracted completion (§3) that was run: for a task of a
+	// renamed pool, translated back ([pool.Task.Keywords]).
 	Code string `json:"code"`
+	// Written is, for a task of a renamed pool, the extracted completion
+	// as written, before the translation; "" for other tasks.
+	Written string `json:"written,omitempty"`
+	// Unrenamed is the name of the real library that made a renamed pool's
+	// translation "error!" (the completion names it, and the renamed
+	// library has no such name); "" otherwise.
+	Unrenamed string `json:"unrenamed,omitempty"`
 	// Signal names the signal that ended the run when Status is CRASH or
 	// RESOURCE_LIMIT ("segmentation fault (signal 11)": the sandbox's name,
 	// with the number when the completion's process died of it); "" otherwise.

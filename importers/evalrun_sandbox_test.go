@@ -105,14 +105,23 @@ func TestEvalRun_PriCoder(t *testing.T) {
 // test + "\n" + check call, run as plain Python) passes, and the references
 // that fail, fail for the dataset's reasons: PandasEval/32's test takes a
 // parameter that check() does not pass, NumpyEval/97 calls np.alen (removed
-// in numpy 1.23), and the renamed solutions of /32 and /97 name a
-// real-library name, which the harness's translation turns into "error!".
-// The sample's NumpyEval/0, /1 and /28 are module code whose test reads a
+// in numpy 1.23), and the renamed solutions of /32, /66 and /97 name a
+// real-library name, which the translation turns into "error!". The
+// renamed pools' predictions are their own solutions in the renamed names,
+// which the harness translates back as APICoder's harness does. The
+// sample's NumpyEval/0, /1 and /28 are module code whose test reads a
 // numpy array, which crosses from the completion's process to the judge's
 // (docs/threat-model.md §4) under both numpy versions.
 func TestEvalRun_APICoderMatchesOriginalHarness(t *testing.T) {
 	bwrapOnly(t)
-	wantFail := map[string]string{"he_PandasEval_32": "TypeError", "he_NumpyEval_97": "AttributeError"}
+	wantFail := map[string]map[string]string{
+		"pandas": {"he_PandasEval_32": "TypeError"},
+		// `all`, `last`: "error!", after /66's prompt, whose function body
+		// holds only comments, an IndentationError.
+		"monkey":  {"he_PandasEval_32": "SyntaxError", "he_PandasEval_66": "IndentationError"},
+		"numpy":   {"he_NumpyEval_97": "AttributeError"},
+		"beatnum": {"he_NumpyEval_97": "SyntaxError"}, // `np`: "error!"
+	}
 	for _, env := range []string{"bookworm-sci", "trixie-sci"} {
 		for _, name := range []string{"pandas", "monkey", "numpy", "beatnum"} {
 			t.Run(env+"/"+name, func(t *testing.T) {
@@ -136,16 +145,82 @@ func TestEvalRun_APICoderMatchesOriginalHarness(t *testing.T) {
 							c.TaskID, r.Passed, r.Status, r.Error, c.Original, c.Monitor, c.InfraError)
 						continue
 					}
-					exc, fails := wantFail[c.TaskID]
-					if (name == "monkey" || name == "beatnum") && fails {
-						exc = "SyntaxError" // the solution names a real-library name: "error!"
-					}
+					exc, fails := wantFail[name][c.TaskID]
 					if c.Original.Passed == fails || (fails && !strings.HasPrefix(c.Original.Reason, exc+":")) {
 						t.Errorf("%s: original %+v; want passed %v (%s)", c.TaskID, c.Original, !fails, exc)
+					}
+					if unrenamed := fails && (name == "monkey" || name == "beatnum"); unrenamed != (r.Rule == "runtime:unrenamed") {
+						t.Errorf("%s: harness %s %s (%s); want rule runtime:unrenamed %v", c.TaskID, r.Status, r.Label, r.Rule, unrenamed)
 					}
 				}
 			})
 		}
+	}
+}
+
+// A model's completion of a renamed task is translated back before it runs
+// with the original prompt and test, as APICoder's harness translates the
+// text that continues the renamed prompt: written in the renamed names it
+// runs as pandas or numpy code, whether it repeats the whole renamed
+// prompt, only its function, or neither (module code); naming a real
+// pandas name that the renamed library lacks, it becomes "error!", a
+// WrongAPISelection. MonkeyEval/9 renames its function as well
+// (sip_rows_col_nan runs as drop_rows_col_nan, which the test calls).
+func TestEvaluate_RenamedCompletions(t *testing.T) {
+	bwrapOnly(t)
+	const env = "bookworm-sci"
+	sandboxtest.Env(t, env)
+	_, monkey := importAPICoder(t, "monkey", env)
+	_, beatnum := importAPICoder(t, "beatnum", env)
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m9, m66, b1 := monkey["he_PandasEval_9"], monkey["he_PandasEval_66"], beatnum["he_NumpyEval_1"]
+	for _, tt := range []struct {
+		name      string
+		task      *importers.Task
+		code      string
+		passed    bool
+		runs      string // a substring of the code that ran
+		unrenamed string
+	}{
+		{name: "FunctionInRenamedNames", task: m9,
+			code:   "def sip_rows_col_nan(kf, col_name):\n    return kf.sipna(subset=[col_name])\n",
+			passed: true, runs: "def drop_rows_col_nan(df, col_name):\n    return df.dropna(subset=[col_name])"},
+		{name: "RepeatsRenamedPrompt", task: m9, code: m9.RenamedPrompt + "kf.sipna(subset=[col_name])",
+			passed: true, runs: m9.OriginalRest + "df.dropna(subset=[col_name])"},
+		{name: "ModuleCode", task: b1, code: "c = a * b[:, bn.newaxis]\n", passed: true, runs: "c = a * b[:, np.newaxis]"},
+		{name: "NamesRealPandasName", task: m9,
+			code:      "def sip_rows_col_nan(kf, col_name):\n    return kf.dropna(subset=[col_name])\n",
+			runs:      "error!",
+			unrenamed: "dropna"},
+		{name: "ReferenceNamesLast", task: m66, code: m66.RenamedReference, runs: "error!", unrenamed: "last"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := h.Evaluate(t.Context(), tt.task.Task, nil, "```python\n"+tt.code+"\n```")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Passed != tt.passed || !strings.Contains(v.Code, tt.runs) || v.Unrenamed != tt.unrenamed || v.Written == "" {
+				t.Errorf("passed %v (%s %s: %s), ran %q, unrenamed %q; want passed %v running %q, unrenamed %q",
+					v.Passed, v.Status, v.Label, v.Error, v.Code, v.Unrenamed, tt.passed, tt.runs, tt.unrenamed)
+			}
+			if tt.unrenamed != "" && (v.Status != pool.StatusCompileError || v.Label != pool.LabelWrongAPISelection || !strings.Contains(v.Rationale, tt.unrenamed)) {
+				t.Errorf("status %s, label %s (%s: %s); want COMPILE_ERROR, WrongAPISelection naming %q", v.Status, v.Label, v.Rule, v.Rationale, tt.unrenamed)
+			}
+			// As written, in the real names, the same completion would run
+			// untranslated only on a task without the renaming.
+			if tt.passed {
+				u, err := h.Evaluate(t.Context(), evalharness.Untranslated(tt.task.Task), nil, "```python\n"+tt.code+"\n```")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.Passed || u.Written != "" {
+					t.Errorf("untranslated: passed %v, written %q; want a failure of the renamed names", u.Passed, u.Written)
+				}
+			}
+		})
 	}
 }
 

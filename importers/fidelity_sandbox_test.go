@@ -170,7 +170,9 @@ func spread[T any](tasks []T, n int) []T {
 // whether novelapi's harness judges each reference as the pool's own
 // harness does: the reference under the pool's own assembly run as plain
 // Python (importers.CheckReferences, Original), through the harness with
-// the spy on (Harness.Evaluate on the task as imported) and with it off
+// the spy on (Harness.Evaluate of the reference prediction, on the task as
+// imported: a renamed pool's solution in its renamed names, translated
+// back by the harness) and with it off
 // (evalharness.SpyOff), all in the same environment. Every verdict must
 // agree. CI runs a few tasks of each pool; bench/fidelity.sh runs every
 // task and prints the table (docs/importers.md, "Fidelity").
@@ -211,10 +213,11 @@ func TestReferenceFidelity(t *testing.T) {
 					for i := range next {
 						tk := tasks[i]
 						exp := expected[tk.TaskID]
-						got[i].on, _ = h.Evaluate(t.Context(), tk.Task, exp, tk.MaskedRegion)
+						ref := reference(tk)
+						got[i].on, _ = h.Evaluate(t.Context(), tk.Task, exp, ref)
 						got[i].off = got[i].on
 						if tk.SpyNeeded() {
-							got[i].off, _ = h.Evaluate(t.Context(), evalharness.SpyOff(tk.Task), exp, tk.MaskedRegion)
+							got[i].off, _ = h.Evaluate(t.Context(), evalharness.SpyOff(tk.Task), exp, ref)
 						}
 					}
 				})
@@ -245,6 +248,13 @@ func TestReferenceFidelity(t *testing.T) {
 		})
 	}
 	t.Log("\n" + table.String() + strings.Join(diffs, "\n"))
+}
+
+// reference returns the response eval run gets from the task's reference
+// prediction (importers.ReferencePredictions): for a renamed pool, its own
+// solution in the renamed names, which the harness translates back.
+func reference(tk *importers.Task) string {
+	return importers.ReferencePredictions([]*pool.Task{tk.Task})[0].Samples[0]
 }
 
 func b2i(b bool) int {
@@ -288,7 +298,7 @@ func TestReferenceFidelity_MonkeyEvalDataFrameSpy(t *testing.T) {
 			if tk.APIName != "pandas.DataFrame" {
 				t.Fatalf("api_name %s, want pandas.DataFrame", tk.APIName)
 			}
-			v, err := h.Evaluate(t.Context(), tk.Task, expected[tk.TaskID], tk.MaskedRegion)
+			v, err := h.Evaluate(t.Context(), tk.Task, expected[tk.TaskID], reference(tk))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -127,15 +127,16 @@ func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 			return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("duplicate task id %q", id)}
 		}
 		seen[id] = true
-		run, solution := r, r.CanonicalSolution[0]
-		if originals != nil {
+		var t *Task
+		if originals == nil {
+			t = humanEvalTask(id, lib, cfg.Environment, r.Prompt, r, r.CanonicalSolution[0])
+		} else {
 			o, ok := originals[r.TaskID]
 			if !ok {
 				return Stats{}, &jsonl.ParseError{Path: path, Line: i + 1, Err: fmt.Errorf("task %q is not in the original pool %s", r.TaskID, cfg.Original)}
 			}
-			run, solution = o, table.ConvertBack(solution)
+			t = renamedTask(id, lib, cfg.Environment, r, o, table)
 		}
-		t := humanEvalTask(id, lib, cfg.Environment, r.Prompt, run, solution, table)
 		t.Origin, t.Group = HumanEvalOrigin, lib
 		tasks = append(tasks, t)
 		expected = append(expected, noRecords(t.Task, HumanEvalOrigin))
@@ -158,12 +159,9 @@ func checkCall(entry string) string {
 
 // humanEvalTask builds the task of a HumanEval-style record without a
 // spy. run is the record whose prompt and test the harness runs and
-// solution the completion it runs them with (already translated back for a
-// renamed pool); shown is the prompt the solver reads. For a renamed pool
-// (table non-nil) the shown prompt names the renamed library, which the
-// environment does not have: the context that runs is then the original's,
-// as a hidden setup, and the tasks carry the table.
-func humanEvalTask(id, lib, env, shown string, run HumanEvalRecord, solution string, table KeywordTable) *Task {
+// solution the completion it runs them with; shown is the prompt the
+// solver reads.
+func humanEvalTask(id, lib, env, shown string, run HumanEvalRecord, solution string) *Task {
 	entry := run.EntryPoint
 	test := run.Test + "\n" + checkCall(entry)
 	ctx, rest := splitPrompt(run.Prompt, entry)
@@ -177,10 +175,26 @@ func humanEvalTask(id, lib, env, shown string, run HumanEvalRecord, solution str
 	if entry != NoEntryPoint {
 		et.EntryPoint = entry
 	}
-	t := &Task{Task: et, OriginalPrefix: run.Prompt + solution, UnitTests: []string{test}}
-	if table != nil {
-		et.HiddenSetup, et.ContextCode = ctx, ""
-		t.Keywords = table
-	}
+	return &Task{Task: et, OriginalPrefix: run.Prompt + solution, UnitTests: []string{test}}
+}
+
+// renamedTask builds the task of a renamed pool's record r (MonkeyEval,
+// BeatNumEval) whose original (PandasEval, NumpyEval) is o, as APICoder's
+// harness runs it: o's prompt and test with r's completion translated back
+// (table.ConvertBack). The solver reads r's prompt, which names a library
+// the environment does not have, so the context that runs is o's, as a
+// hidden setup; the masked region is the rest of o's prompt + the
+// translated solution, and the task carries the table and both prompts'
+// rests, with which the harness translates a model's completion the same
+// way ([pool.Task.Keywords]).
+func renamedTask(id, lib, env string, r, o HumanEvalRecord, table KeywordTable) *Task {
+	solution := r.CanonicalSolution[0]
+	t := humanEvalTask(id, lib, env, r.Prompt, o, table.ConvertBack(solution))
+	ctx, rest := splitPrompt(o.Prompt, o.EntryPoint)
+	_, renamedRest := splitPrompt(r.Prompt, r.EntryPoint)
+	t.HiddenSetup, t.ContextCode = ctx, ""
+	t.Keywords = table
+	t.RenamedPrompt, t.RenamedRest, t.OriginalRest = r.Prompt, renamedRest, rest
+	t.RenamedReference = renamedRest + solution
 	return t
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/novelapi/novelapi/importers"
+	"github.com/novelapi/novelapi/pool"
 )
 
 // importAPICoder imports one of the APICoder samples in testdata/apicoder:
@@ -115,6 +116,64 @@ func TestImportHumanEval_RenamedPool(t *testing.T) {
 	_, bn := importAPICoder(t, "beatnum", "bookworm-sci")
 	if b1 := bn["he_NumpyEval_1"]; !strings.HasSuffix(b1.OriginalPrefix, "c = a * b[:, np.newaxis]") {
 		t.Errorf("BeatNumEval/1 original program ends %q; want numpy names", tail(b1.OriginalPrefix, 40))
+	}
+	// What the harness needs to translate a model's completion: the
+	// renamed prompt and its rest (which a completion may repeat), the
+	// original rest (which runs in their place), and the reference in the
+	// renamed names, which the reference predictions hold. MonkeyEval/9
+	// renames its function too (drop_rows_col_nan is sip_rows_col_nan).
+	for _, tk := range []*importers.Task{m9, tasks["he_PandasEval_20"], bn["he_NumpyEval_1"]} {
+		rest := strings.TrimSuffix(tk.MaskedRegion, importers.KeywordTable(tk.Keywords).ConvertBack(strings.TrimPrefix(tk.RenamedReference, tk.RenamedRest)))
+		if !strings.HasSuffix(tk.RenamedPrompt, tk.RenamedRest) || tk.RenamedRest == "" || tk.OriginalRest != rest ||
+			tk.HiddenSetup+tk.OriginalRest+strings.TrimPrefix(tk.MaskedRegion, tk.OriginalRest) != tk.ReferenceSolution {
+			t.Errorf("%s: renamed rest %q of prompt ending %q, original rest %q (masked region gives %q)",
+				tk.TaskID, tk.RenamedRest, tail(tk.RenamedPrompt, 40), tk.OriginalRest, rest)
+		}
+	}
+	if want := "def sip_rows_col_nan(kf, col_name):"; !strings.HasPrefix(m9.RenamedRest, want) || !strings.HasSuffix(m9.RenamedReference, "    return kf.sipna(subset=[col_name])") {
+		t.Errorf("MonkeyEval/9 renamed rest %q, reference ending %q; want the renamed def and solution", head(m9.RenamedRest, 40), tail(m9.RenamedReference, 40))
+	}
+	preds := importers.ReferencePredictions([]*pool.Task{m9.Task, p9.Task})
+	if !strings.Contains(preds[0].Samples[0], "kf.sipna(") || !strings.Contains(preds[1].Samples[0], "df.dropna(") {
+		t.Errorf("reference predictions %q, %q; want MonkeyEval's in the renamed names, PandasEval's in pandas'", preds[0].Samples[0], preds[1].Samples[0])
+	}
+}
+
+// ConvertBack is APICoder's convert_back on the pools' own solutions: a
+// solution in the renamed names is translated pair after pair (MonkeyEval/5,
+// BeatNumEval/1); one that names an original name that is not also a
+// renamed one, even inside a string (MonkeyEval/66's keep="last"), is
+// "error!". Names are Python's \b-delimited runs: a word that continues
+// with a non-ASCII letter holds no name, as in Python's re on str.
+func TestKeywordTable_ConvertBack(t *testing.T) {
+	pandas, err := importers.ReadKeywordTable("testdata/apicoder/pandas_keywords.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	numpy, err := importers.ReadKeywordTable("testdata/apicoder/numpy_keywords.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		table importers.KeywordTable
+		in    string
+		want  string
+	}{
+		{"MonkeyEval5", pandas, "    return length(kf.index)", "    return len(df.index)"},
+		{"MonkeyEval9", pandas, "kf.sipna(subset=[col_name])", "df.dropna(subset=[col_name])"},
+		{"BeatNumEval1", numpy, " a * b[:, bn.newaxis]", " a * b[:, np.newaxis]"},
+		{"MonkeyEval66", pandas, `    return kf.remove_duplicates(subset=col1, keep="last")`, "error!"},
+		{"BeatNumEval97", numpy, " bn.remove_operation(bn.arr_range(np.alen(A)), C)", "error!"},
+		{"NonASCIIWord", pandas, "kf.sipna() # ignoréall", "df.dropna() # ignoréall"},
+		{"DigitStart", pandas, "kf.sipna() # 2all", "df.dropna() # 2all"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.table.ConvertBack(tt.in); got != tt.want {
+				t.Errorf("ConvertBack(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 

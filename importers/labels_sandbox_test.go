@@ -75,7 +75,8 @@ func TestEvaluate_BeatNumEvalRuntimeEvidence(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&tk)
 			}
-			v, labels, err := h.EvaluateLabels(t.Context(), &tk, expected[tk.TaskID], "```python\n"+tt.code+"```")
+			// The completions are in numpy's names, run as written.
+			v, labels, err := h.EvaluateLabels(t.Context(), evalharness.Untranslated(&tk), expected[tk.TaskID], "```python\n"+tt.code+"```")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,11 +44,13 @@ type GroupFigures struct {
 	InfraErrors    int    `json:"infra_errors"`
 }
 
-// A CheckSummary is the C1 table of a pool: per group and in total.
+// A CheckSummary is the C1 table of a pool: per group and in total, with
+// the original assemblies the references were run under ([Assemblies]).
 type CheckSummary struct {
-	Groups  []GroupFigures `json:"groups"`
-	Total   GroupFigures   `json:"total"`
-	Skipped []Skipped      `json:"skipped"`
+	Assemblies []Assembly     `json:"assemblies"`
+	Groups     []GroupFigures `json:"groups"`
+	Total      GroupFigures   `json:"total"`
+	Skipped    []Skipped      `json:"skipped"`
 }
 
 // CheckPool runs [CheckReferences] over the pool in dir and writes
@@ -114,6 +116,7 @@ func CheckPool(ctx context.Context, dir string, cfg CheckConfig) (CheckSummary, 
 	}
 	skipped, _, _ := jsonl.Read[Skipped](filepath.Join(dir, SkippedFile), jsonl.ReadOptions{SkipBad: true})
 	sum := summarise(results, skipped)
+	sum.Assemblies = Assemblies(tasks)
 	if err := writeFile(dir, CheckReportFile, []byte(checkReport(sum, results))); err != nil {
 		return sum, err
 	}
@@ -158,8 +161,11 @@ func summarise(results []CheckResult, skipped []Skipped) CheckSummary {
 func checkReport(sum CheckSummary, results []CheckResult) string {
 	var b strings.Builder
 	b.WriteString("# Reference check (C1)\n\n")
-	b.WriteString("`original`: the dataset's own assembly (each unit test alone after the update installation and the solution).\n")
-	b.WriteString("`monitored`: novelapi's assembly (hidden setup, target-API monitor, context, reference, execution test with the deferred spy check).\n\n")
+	b.WriteString("`original`: the pool's own harness assembly, each program run alone as plain Python:\n\n")
+	for _, a := range sum.Assemblies {
+		fmt.Fprintf(&b, "- %s (%d tasks of origin `%s`): %s\n", a.Harness, a.Tasks, a.Origin, a.Program)
+	}
+	b.WriteString("\n`monitored`: novelapi's assembly (hidden setup, target-API monitor, context, reference, execution test with the deferred spy check).\n\n")
 	b.WriteString("| group | tasks | original passed | monitored passed | infra errors |\n|---|---:|---:|---:|---:|\n")
 	for _, g := range append(sum.Groups, sum.Total) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", g.Group, g.Tasks, g.OriginalPassed, g.MonitorPassed, g.InfraErrors)

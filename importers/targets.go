@@ -415,7 +415,7 @@ func SpyPool(ctx context.Context, dir string, cfg SpyPoolConfig) ([]Resolution, 
 		if t == nil || t.SpyNeeded() {
 			continue
 		}
-		table := t.Keywords
+		table := KeywordTable(t.Keywords)
 		if table == nil {
 			table = cfg.Keywords
 		}

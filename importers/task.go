@@ -30,12 +30,6 @@ type Task struct {
 	// each alone after OriginalPrefix: CodeUpdateArena's test and its call
 	// (one program per unit test), HumanEval's test + "\n" + check(entry).
 	UnitTests []string `json:"unit_tests,omitempty"`
-	// Keywords is the renaming of a renamed pool (APICoder's MonkeyEval,
-	// BeatNumEval): the original harness translates a completion back with
-	// it before running ([KeywordTable.ConvertBack]). The reference is
-	// stored translated; novelapi's harness does not translate model
-	// completions (docs/importers.md).
-	Keywords KeywordTable `json:"keywords,omitempty"`
 }
 
 // Files written by the importers into their output directory.
@@ -61,13 +55,18 @@ func noRecords(t *pool.Task, source string) *pool.ExpectedCalls {
 
 // ReferencePredictions returns one prediction per task whose single sample
 // is the task's reference completion (masked_region, else
-// reference_solution) in a python fence, for C1 runs: evaluating them
-// checks that every reference passes the harness (docs/protocol.md §4.1
-// "Construction differences").
+// reference_solution; for a task of a renamed pool, renamed_reference: the
+// reference in the names its solver uses, which the harness translates
+// back) in a python fence, for C1 runs: evaluating them checks that every
+// reference passes the harness (docs/protocol.md §4.1 "Construction
+// differences").
 func ReferencePredictions(tasks []*pool.Task) []*pool.Prediction {
 	out := make([]*pool.Prediction, 0, len(tasks))
 	for _, t := range tasks {
 		code := t.MaskedRegion
+		if t.Renamed() && t.RenamedReference != "" {
+			code = t.RenamedReference
+		}
 		if strings.TrimSpace(code) == "" {
 			code = t.ReferenceSolution
 		}

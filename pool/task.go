@@ -103,7 +103,48 @@ type Task struct {
 	// Group is the dataset's own grouping of the task (CodeUpdateArena's
 	// real package), reported per group in summaries; "" when none.
 	Group string `json:"group,omitempty"`
+
+	// Keywords is the renaming of a task from a renamed pool (APICoder's
+	// MonkeyEval and BeatNumEval: pandas and numpy with every name
+	// changed), in the order the pool's own harness applies it; empty for
+	// other tasks. Such a task shows the renamed prompt and runs the
+	// original pool's prompt and test, so the harness translates each
+	// completion back before running it, as that harness does
+	// (docs/importers.md "APICoder"): the completion that continues
+	// RenamedPrompt (what follows RenamedPrompt or RenamedRest when the
+	// completion repeats either, else all of it) becomes "error!" when it
+	// names an Original that is not also a Renamed name, else every
+	// Renamed name in it is replaced by its Original, pair after pair, by
+	// plain substring replacement; a repeated RenamedPrompt or RenamedRest
+	// is replaced by OriginalRest. MaskedRegion is written in the original
+	// names, RenamedReference in the renamed ones.
+	Keywords []KeywordPair `json:"keywords,omitempty"`
+	// RenamedPrompt is the renamed pool's prompt, which the completion
+	// continues (Description shows it, trimmed).
+	RenamedPrompt string `json:"renamed_prompt,omitempty"`
+	// RenamedRest is the part of RenamedPrompt that the masked region
+	// replaces: what follows its context.
+	RenamedRest string `json:"renamed_rest,omitempty"`
+	// OriginalRest is the original prompt's part after HiddenSetup (the
+	// original's context); MaskedRegion starts with it.
+	OriginalRest string `json:"original_rest,omitempty"`
+	// RenamedReference is the reference as the renamed pool writes it:
+	// RenamedRest followed by the renamed pool's own solution. Translated,
+	// it is MaskedRegion.
+	RenamedReference string `json:"renamed_reference,omitempty"`
 }
+
+// A KeywordPair is one renaming of a renamed pool (Task.Keywords): a name
+// of the real library and the name it has in the pool ("DataFrame",
+// "KnowledgeFrame").
+type KeywordPair struct {
+	Original string `json:"original"`
+	Renamed  string `json:"renamed"`
+}
+
+// Renamed reports whether the task comes from a renamed pool, whose
+// completions the harness translates back (Keywords is not empty).
+func (t *Task) Renamed() bool { return len(t.Keywords) > 0 }
 
 // Spy scopes of a task (Task.SpyScope).
 const (

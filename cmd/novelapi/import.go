@@ -124,7 +124,8 @@ func newImportCheckCmd(g *globals) *cobra.Command {
 		Use:   "check DIR",
 		Short: "Run an imported pool's references in the sandbox (C1) under the original and the monitored assembly",
 		Long: `Run every reference of the pool in DIR in its environment, under the
-dataset's own assembly and under novelapi's monitored assembly, appending
+dataset's own assembly (named in the output: the pool's original harness
+and how it joins the program) and under novelapi's monitored assembly, appending
 to DIR/reference_check.jsonl (a rerun resumes) and writing
 DIR/reference_check.md (figures per group and every failing reference).`,
 		Args: cobra.ExactArgs(1),
@@ -146,6 +147,9 @@ DIR/reference_check.md (figures per group and every failing reference).`,
 				return json.NewEncoder(g.stdout).Encode(sum)
 			}
 			var b strings.Builder
+			for _, a := range sum.Assemblies {
+				fmt.Fprintf(&b, "original assembly (%s, %d tasks): %s\n  %s\n", a.Origin, a.Tasks, a.Harness, a.Program)
+			}
 			for _, gr := range append(sum.Groups, sum.Total) {
 				fmt.Fprintf(&b, "%-10s tasks %4d  original %4d  monitored %4d  infra %d\n", gr.Group, gr.Tasks, gr.OriginalPassed, gr.MonitorPassed, gr.InfraErrors)
 			}

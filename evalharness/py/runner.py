@@ -43,6 +43,7 @@ import linecache
 import os
 import pickle
 import queue
+import re
 import signal
 import sys
 import tokenize  # noqa: F401
@@ -103,6 +104,41 @@ def extract(plan):
     elif "def solution():" in code:
         code = code.split("def solution():", 1)[1]
     return code
+
+
+# What APICoder's harness takes for the names of a completion
+# (private_eval/execution.py, convert_back).
+_NAME = re.compile(r"\b[a-zA-Z_][a-zA-Z0-9_]*\b")
+
+
+def translate_back(code, ren):
+    # A completion of a renamed pool's task (MonkeyEval, BeatNumEval) in
+    # the names of the library the environment has, as the pool's own
+    # harness translates it before running the original prompt and test
+    # (docs/importers.md "APICoder"). That harness translates the text
+    # that continues the renamed prompt: a completion that repeats the
+    # prompt (or its part after the context) first has that repeat
+    # replaced by the original prompt's part, and what follows is
+    # translated; any other completion is translated whole. Translating
+    # gives "error!" when the text names an original name that is not
+    # also a renamed one, else each renamed name is replaced by its
+    # original, pair after pair, in the table's order, by plain substring
+    # replacement. Returns the code to run and the original name that
+    # gave "error!" (None).
+    head = ""
+    for shown in ren.get("shown") or []:
+        if code.startswith(shown):
+            code, head = code[len(shown):], ren.get("runs") or ""
+            break
+    pairs = ren.get("keywords") or []
+    originals = {o for o, _ in pairs}
+    renamed = {r for _, r in pairs}
+    for name in _NAME.findall(code):
+        if name in originals and name not in renamed:
+            return head + "error!", name
+    for o, r in pairs:
+        code = code.replace(r, o)
+    return head + code, None
 
 
 def infer_cli_argv(test):
@@ -1481,6 +1517,10 @@ def judge_main():
     emit({"type": "start"})
     code = extract(pub["plan"]) if pub.get("plan") is not None else (pub.get("code") or "")
     extract_rec = {"type": "extract", "code": code}
+    if pub.get("renaming"):
+        written = code
+        code, unrenamed = translate_back(code, pub["renaming"])
+        extract_rec.update(code=code, written=written, unrenamed=unrenamed)
     emit(extract_rec)
     setup = pub.get("setup") or ""
     if pub.get("randomize_seeds"):
