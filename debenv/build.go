@@ -250,6 +250,10 @@ func (s *Store) Build(ctx context.Context, cfg BuildConfig) (*sandbox.Environmen
 		return nil, err
 	}
 	log.Info("apt install done", "env", name, "took", time.Since(aptStart).Round(time.Second))
+	// Nothing stays mounted in an environment: a /proc or /sys that
+	// debootstrap could not unmount (busy at its exit) would be bound
+	// into every sandbox and walked by the measurement below.
+	unmountUnder(root)
 	if err := finishRootfs(root); err != nil {
 		return nil, fmt.Errorf("prepare root filesystem: %w", err)
 	}
@@ -454,11 +458,19 @@ func readDpkgStatus(path string) (map[string]string, error) {
 	return pkgs, nil
 }
 
-// diskUsage returns the bytes of disk the tree at root occupies (like du:
-// allocated blocks, hard links counted once).
+// diskUsage returns the bytes of disk the tree at root occupies (like du -x:
+// allocated blocks, hard links counted once, other file systems mounted
+// below root not entered: a /proc left mounted in a build's target holds
+// files that vanish or refuse to be read while the walk runs).
 func diskUsage(root string) (int64, error) {
 	var total int64
 	seen := map[uint64]bool{}
+	var rootDev uint64
+	if fi, err := os.Stat(root); err != nil {
+		return 0, err
+	} else if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		rootDev = uint64(st.Dev)
+	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -470,6 +482,12 @@ func diskUsage(root string) (int64, error) {
 		st, ok := fi.Sys().(*syscall.Stat_t)
 		if !ok {
 			total += fi.Size()
+			return nil
+		}
+		if uint64(st.Dev) != rootDev {
+			if fi.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if st.Nlink > 1 && !fi.IsDir() {
