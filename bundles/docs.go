@@ -342,8 +342,10 @@ func (d *Docs) Notes() int {
 // first: blocks whose page names the API by its dotted path (the class
 // and leaf for a method, "Select.where") before the rest, blocks that call
 // the leaf ("leaf(") before those that only mention it, then shorter
-// first. A method whose page never names its class gets none: its leaf
-// alone ("where", "get") names too many things. Nil for a nil d.
+// first. A method gets blocks only from pages that name it with its class,
+// or blocks that name its class and use the leaf as an attribute
+// ("TypeAdapter(Node).dump_python(...)"): its leaf alone ("where", "get")
+// names too many things. Nil for a nil d.
 func (d *Docs) Blocks(apiName string, n int) []DocBlock {
 	if d == nil || n <= 0 {
 		return nil
@@ -367,7 +369,7 @@ func (d *Docs) Blocks(apiName string, n int) []DocBlock {
 		b := p.blocks[r.block]
 		s := 0
 		named := strings.Contains(p.text, strings.ToLower(apiName)) || strings.Contains(p.text, qual)
-		if !named && method {
+		if !named && method && !usesClassMethod(b.code, owner, leaf) {
 			continue
 		}
 		if !named {
@@ -391,6 +393,13 @@ func (d *Docs) Blocks(apiName string, n int) []DocBlock {
 			Origin: &ExampleOrigin{Package: p.pkg, File: cmp.Or(b.file, p.file), Line: b.line}})
 	}
 	return out
+}
+
+// usesClassMethod reports whether code names the class owner and uses leaf
+// as an attribute (".leaf"), as a block does that makes an instance and
+// calls the method on it.
+func usesClassMethod(code, owner, leaf string) bool {
+	return owner != "" && containsName(code, "."+leaf) && slices.Contains(identRE.FindAllString(code, -1), owner)
 }
 
 // Note returns the release-note entry that names the API, or false: an

@@ -152,3 +152,25 @@ func TestDocs_Blocks_HTMLObjectDescription(t *testing.T) {
 		t.Errorf("Engine.simple_block_tag blocks = %+v; want none", bs)
 	}
 }
+
+// A block that names a method's class and calls the method on an instance
+// is the method's even when its page never writes "Class.leaf"
+// (python3-pydantic 2.14.1, sid: TypeAdapter(Node).dump_python(...)).
+func TestDocs_Blocks_ClassNamedInBlock(t *testing.T) {
+	d, err := bundles.ReadDocs("testdata/docs/python3-pydantic-sid", "/usr/share/doc/python3-pydantic", "python3-pydantic", "2.14.1-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := d.Blocks("pydantic.TypeAdapter.dump_python", 3)
+	if len(bs) != 1 || !strings.Contains(bs[0].Code, "print(TypeAdapter(Node).dump_python(nodes[0]))") ||
+		bs[0].Origin.File != "/usr/share/doc/python3-pydantic/examples/cyclic_references.md" {
+		t.Fatalf("blocks = %+v; want the page's block that calls TypeAdapter(Node).dump_python", bs)
+	}
+	if len(bs[0].Setup) == 0 {
+		t.Errorf("block has no setup; want the page's earlier blocks")
+	}
+	// The same leaf of a class no block names gets none.
+	if bs := d.Blocks("pydantic.RootModel.dump_python", 3); len(bs) != 0 {
+		t.Errorf("RootModel.dump_python blocks = %+v; want none", bs)
+	}
+}

@@ -120,7 +120,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 19
+const ExtractRules = 20
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

@@ -97,3 +97,32 @@ func TestExtract_ModuleTestExamples(t *testing.T) {
 		t.Errorf("example %+v; want a test of numpy/ma/tests/test_core.py that does not name the API", e)
 	}
 }
+
+// A method that its own docstring shows only at work, never by name, gets
+// that block as its example when the block runs its code:
+// pydantic.fields.FieldInfo.from_annotation (trixie-pydantic, pydantic 2.10),
+// whose docstring says it is used internally when a model like the one in
+// its Markdown fence is defined (ExtractRules 20).
+func TestExtract_ModuleDocstringExamples(t *testing.T) {
+	runner := sandboxtest.Runner(t)
+	env := sandboxtest.Env(t, "trixie-pydantic")
+	c := bundles.Candidate{APIName: "pydantic.fields.FieldInfo.from_annotation", Kind: bundles.KindMethod, Library: "pydantic", NewVersion: "2.10.6"}
+	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: []bundles.Candidate{c}, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 {
+		t.Fatalf("no bundle (%+v)", sum)
+	}
+	i := slices.IndexFunc(bs[0].Examples, func(e bundles.Example) bool {
+		return e.Source == bundles.SourceDocstringBlock && e.Status == bundles.StatusExecuted
+	})
+	if i < 0 {
+		t.Fatalf("no executed docstring block; E %q, examples %+v", bs[0].Provenance.Components["E"], bs[0].Examples)
+	}
+	e := bs[0].Examples[i]
+	if e.Origin == nil || !strings.HasSuffix(e.Origin.File, "/pydantic/fields.py") || !strings.Contains(e.Reason, "does not name it") ||
+		strings.Contains(e.Code, "from_annotation") || !strings.Contains(e.Code, "class MyModel(pydantic.BaseModel):") {
+		t.Errorf("example %+v; want a block of FieldInfo.from_annotation's docstring defining MyModel", e)
+	}
+}

@@ -650,25 +650,29 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
                 break
             tried_tests += 1
             run(c["code"], "tests", c["origin"], c["imports"])
-    if cfg.get("tests") and served() == 0 and spent <= budget:
-        spent += module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget - spent)
+    if served() == 0 and spent <= budget:
+        spent += module_test_examples(out, api, cfg, ctx, leaf, target, obj, doc, budget - spent)
     return out
 
 
-# How many examples the tests of an API's module that do not name it give at most, and how
-# many of them run anew for one API (the runs of the batch's other APIs are reused).
+# How many examples the docstrings and tests of an API's module that do not name it give at
+# most, and how many of each source run anew for one API (the runs of the batch's other APIs are
+# reused).
 MODULE_TEST_SERVED = 2
 MODULE_TEST_RUNS = TRIES_PER_SOURCE
-_MODULE_RUNS = {}  # (test file, test) -> (code, status, reason, code objects started)
+_MODULE_RUNS = {}  # (file, test or line) -> (code, status, reason, code objects started)
 
 
-def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
-    """Appends to out the tests of the API's own module that do not name it but run its code
-    (mine.module_test_examples: a reader class reached through Table.read(format=...)), at most
-    MODULE_TEST_SERVED; returns the seconds spent. Each test runs once per batch under reach.py,
-    which records every code object of the library it starts but those its import lines alone
-    start (import_started), so the other APIs of the batch reuse the run; at most
-    MODULE_TEST_RUNS run anew for this API."""
+def module_test_examples(out, api, cfg, ctx, leaf, target, obj, doc, budget):
+    """Appends to out the examples of the API's own module that do not name it but run its code,
+    at most MODULE_TEST_SERVED; returns the seconds spent. They come from the code blocks of its
+    own docstring and the docstrings of its module's objects (module_docstring_examples: pydantic's
+    FieldInfo.from_annotation runs while the class its docstring shows is defined), then from the
+    tests of its module (mine.module_test_examples: a reader class reached through
+    Table.read(format=...)). Each runs once per batch under reach.py, which records every code
+    object of the library it starts but those its import lines alone start (import_started), so
+    the other APIs of the batch reuse the run; at most MODULE_TEST_RUNS of each source run anew
+    for this API."""
     want = {tuple(c) for c in own_codes(obj) or []}
     top = sys.modules.get(ctx["top"])
     root = os.path.dirname(getattr(top, "__file__", None) or "")
@@ -676,7 +680,7 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
     if not want or not root or not module_file:
         return 0.0
     timeout = cfg.get("example_timeout", 20)
-    spent, fresh, served = 0.0, 0, 0
+    spent, served = 0.0, 0
 
     def accept(code, imports):
         return mine.imports_ok(mine.with_prelude(code, ctx, imports)[0])
@@ -684,32 +688,93 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, budget):
     names = {leaf}
     if api.get("kind") == "method":
         names.add(api["api_name"].rsplit(".", 2)[-2])
+    docstrings = [{"code": code, "source": source, "origin": org, "key": (org.get("file"), org.get("line")), "pctx": pctx}
+                  for code, pctx, org, source in module_docstring_examples(ctx, leaf, target, doc, module_file,
+                                                                            4 * TRIES_PER_SOURCE)]
     callers = mine.module_callers(module_file, names)
-    for c in mine.module_test_examples(test_corpus(ctx["top"]), module_file, 4 * TRIES_PER_SOURCE, accept, callers):
-        if served >= MODULE_TEST_SERVED or spent > budget:
-            break
-        key = (c["origin"]["file"], c["origin"]["test"])
-        if key not in _MODULE_RUNS:
-            if fresh >= MODULE_TEST_RUNS:
+    tests = (dict(c, key=(c["origin"]["file"], c["origin"]["test"]))
+             for c in mine.module_test_examples(test_corpus(ctx["top"]), module_file, 4 * TRIES_PER_SOURCE, accept, callers)
+             if cfg.get("tests"))
+    for cands, what in ((docstrings, "an example of its module"), (tests, "a test of its module")):
+        fresh = 0
+        for c in cands:
+            if served >= MODULE_TEST_SERVED or spent > budget:
+                return spent
+            key = c["key"]
+            if key not in _MODULE_RUNS:
+                if fresh >= MODULE_TEST_RUNS:
+                    continue
+                code = mine.with_prelude(c["code"], c.get("pctx") or ctx, c.get("imports"))[0]
+                if "pctx" in c and not mine.imports_ok(code):
+                    continue
+                fresh += 1
+                code = cfg.get("bootstrap", "") + code
+                t0 = time.monotonic()
+                status, reason, started = run_recorded(code, leaf, timeout, record=root + os.sep)
+                _MODULE_RUNS[key] = (code, status, reason, started - import_started(code, cfg, leaf, timeout, root))
+                spent += time.monotonic() - t0
+                if _MODULE_RUNS[key][1] != "executed" or not (_MODULE_RUNS[key][3] & want):
+                    reason = _MODULE_RUNS[key][2] if _MODULE_RUNS[key][1] != "executed" else \
+                        "runs cleanly but never runs the API's code"
+                    out.append({"code": code, "status": "failed", "reason": reason, "source": c["source"],
+                                "origin": c["origin"]})
+                    continue
+            code, status, reason, started = _MODULE_RUNS[key]
+            if status != "executed" or not (started & want) or any(e["code"] == code for e in out):
                 continue
-            fresh += 1
-            code = cfg.get("bootstrap", "") + mine.with_prelude(c["code"], ctx, c["imports"])[0]
-            t0 = time.monotonic()
-            status, reason, started = run_recorded(code, leaf, timeout, record=root + os.sep)
-            _MODULE_RUNS[key] = (code, status, reason, started - import_started(code, cfg, leaf, timeout, root))
-            spent += time.monotonic() - t0
-            if _MODULE_RUNS[key][1] != "executed" or not (_MODULE_RUNS[key][3] & want):
-                reason = _MODULE_RUNS[key][2] if _MODULE_RUNS[key][1] != "executed" else \
-                    "runs cleanly but never runs the API's code"
-                out.append({"code": code, "status": "failed", "reason": reason, "source": "tests", "origin": c["origin"]})
-                continue
-        code, status, reason, started = _MODULE_RUNS[key]
-        if status != "executed" or not (started & want) or any(e["code"] == code for e in out):
-            continue
-        served += 1
-        out.append({"code": code, "status": "executed", "source": "tests", "origin": c["origin"],
-                    "reason": reason + "; runs the API's code through a test of its module that does not name it"})
+            served += 1
+            out.append({"code": code, "status": "executed", "source": c["source"], "origin": c["origin"],
+                        "reason": reason + "; runs the API's code through %s that does not name it" % what})
     return spent
+
+
+def module_docstring_examples(ctx, leaf, target, doc, module_file, limit):
+    """Up to limit candidate examples of the API from docstrings of its own module that do not
+    name its leaf, as (code, prelude context, origin, source): the code blocks of its own
+    docstring doc first (source "docstring-block"), then the doctests and code blocks of the
+    docstrings of the objects the module defines, and of the module, shorter first
+    ("other-docstring"). Whether one runs the API's code is decided when it runs."""
+    own = docstring_origin(target)
+    found = []
+    for b in mine.docstring_blocks(doc or "", leaf, skip_doctest=False, named=False):
+        code = b.get("code")
+        if code is None:
+            code, _ = statements_code(b["doctest"].splitlines())
+        if code:
+            org = dict(own)
+            if "line" in org:
+                org["line"] += b["origin"]["line"]
+            found.append(((0, len(code)), code, ctx, org, "docstring-block"))
+    entries, _ = docstring_index(ctx["top"])
+    own_doc = inspect.cleandoc(doc) if doc else None
+    for d, o, modname in entries:
+        if d == own_doc or o is target:
+            continue
+        if isinstance(o, types.ModuleType):
+            t, org = o, {"file": getattr(o, "__file__", None) or "", "line": 1}
+        else:
+            t = code_target(o)
+            org = docstring_origin(t)
+        if not org.get("file") or os.path.realpath(org["file"]) != os.path.realpath(module_file):
+            continue
+        pctx = dict(ctx)
+        pctx["modules"] = []
+        for m in [getattr(t, "__module__", None), modname] + ctx["modules"]:
+            if isinstance(m, str) and m in sys.modules and m not in pctx["modules"]:
+                pctx["modules"].append(m)
+        codes = []
+        code, _ = build_example(d, sections(d)[1])
+        if code and not mine.mentions(code, leaf):
+            codes.append((code, 0))
+        for b in mine.docstring_blocks(d, leaf, skip_doctest=True, named=False):
+            codes.append((b["code"], b["origin"]["line"]))
+        for code, line in codes:
+            o2 = dict(org)
+            if line and "line" in o2:
+                o2["line"] += line
+            found.append(((1, len(code)), code, pctx, o2, "other-docstring"))
+    found.sort(key=lambda f: f[0])
+    return [f[1:] for f in found[:limit]]
 
 
 _IMPORT_RUNS = {}  # the import lines of an example -> code objects they start
@@ -841,6 +906,16 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
 
 
 _CORPORA = {}
+_PUBLIC = {}
+
+
+def public_names(top):
+    """mine.public_names of the library top, made once per batch."""
+    if top not in _PUBLIC:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _PUBLIC[top] = mine.public_names(top)
+    return _PUBLIC[top]
 
 
 def test_corpus(top):
@@ -1217,7 +1292,7 @@ def one(api, cfg):
         # signature is (*args, **kwds); its docstring lists the call forms.
         rec["instance_methods"] = documented_methods(secs)
     ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""),
-                       cfg.get("aliases") or {}, cfg.get("standins") or {})
+                       cfg.get("aliases") or {}, cfg.get("standins") or {}, public_names(name.split(".")[0]))
     rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj)
     rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
     impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))

@@ -18,6 +18,7 @@ import ast
 import builtins
 import copy
 import importlib
+import inspect
 import os
 import re
 import sys
@@ -164,8 +165,10 @@ def with_prelude(code, ctx, source_imports=None):
 
     Each name code uses without binding is looked up in turn in source_imports (what the
     example's own source imports), the aliases learned from the library's docstrings
-    (ctx["aliases"]), the library's top-level name, and the public names of
-    the API's module and of the library (from MOD import NAME), and last in the names the
+    (ctx["aliases"]), the library's top-level name, the public names of
+    the API's module and of the library (from MOD import NAME), the classes and functions of
+    the library's public modules (ctx["public"], public_names: sqlalchemy.orm's mapped_column
+    for an example of sqlalchemy.dialects.oracle), and last in the names the
     library's documentation uses unbound (ctx["standins"], whose statements follow the import
     lines). Names found nowhere are left: the example then fails with a NameError and is not
     served.
@@ -185,8 +188,10 @@ def with_prelude(code, ctx, source_imports=None):
         elif not n.startswith("_"):
             for modname in ctx["modules"]:
                 if _module_has(modname, n):
-                    line = "from %s import %s" % (modname, n)
+                    line = _import_of(modname, n)
                     break
+        if line is None and n in ctx.get("public", {}):
+            line = ctx["public"][n]
         if line is None and n in ctx.get("standins", {}):
             after.append(ctx["standins"][n])
         if line and line not in lines:
@@ -197,16 +202,79 @@ def with_prelude(code, ctx, source_imports=None):
     return "\n".join(lines) + "\n" + code, lines
 
 
-def context(api_name, obj_module, library, aliases=None, standins=None):
+def _import_of(modname, name):
+    """The import line that binds name as module modname has it: "from M import N", or for a
+    module that M imported ("array" in sqlalchemy.dialects.oracle.vector) its own import."""
+    try:
+        v = getattr(sys.modules[modname], name)
+    except Exception:  # noqa: BLE001
+        v = None
+    if isinstance(v, type(sys)):
+        return "import %s" % v.__name__ if v.__name__ == name else "import %s as %s" % (v.__name__, name)
+    return "from %s import %s" % (modname, name)
+
+
+def public_names(top):
+    """{name: "from MOD import NAME"} of the classes and functions that the library top's public
+    modules loaded here (and its public subpackages, imported for it) bind or list in __all__, each
+    from the shortest module path that has it (ties: the first in sort order); a name bound to
+    different objects in different modules is left out. {} when top does not import. Private
+    modules (a segment starting with "_") and test modules are passed over."""
+    try:
+        pkg = importlib.import_module(top)
+    except BaseException:  # noqa: BLE001
+        return {}
+    import pkgutil
+    for info in pkgutil.iter_modules(getattr(pkg, "__path__", []) or []):
+        if info.ispkg and not info.name.startswith("_") and info.name not in ("tests", "test", "testing"):
+            try:
+                importlib.import_module(top + "." + info.name)
+            except BaseException:  # noqa: BLE001 - a subpackage that needs what is not installed
+                pass
+    out, objs = {}, {}
+    mods = [m for m in sys.modules if (m == top or m.startswith(top + "."))
+            and not any(seg.startswith("_") or seg in ("tests", "test", "testing") for seg in m.split("."))]
+    for m in sorted(mods, key=lambda m: (m.count("."), len(m), m)):
+        mod = sys.modules[m]
+        try:
+            items = list(vars(mod).items())
+            exported = [k for k in getattr(mod, "__all__", None) or () if isinstance(k, str) and k not in vars(mod)]
+        except Exception:  # noqa: BLE001
+            continue
+        for k in exported:  # names a module's __getattr__ makes on demand (pydantic's Field)
+            try:
+                items.append((k, getattr(mod, k)))
+            except Exception:  # noqa: BLE001
+                continue
+        for k, v in items:
+            if not k[:1].isalpha():
+                continue
+            try:
+                ok = (inspect.isclass(v) or inspect.isfunction(v)) and \
+                    (getattr(v, "__module__", None) or "").split(".")[0] == top
+            except Exception:  # noqa: BLE001
+                continue
+            if not ok:
+                continue
+            if k not in out:
+                out[k], objs[k] = "from %s import %s" % (m, k), v
+            elif objs[k] is not v:
+                objs[k] = None  # two objects of one name (pydantic's Field and pydantic.v1's): no guess
+    return {k: line for k, line in out.items() if objs[k] is not None}
+
+
+def context(api_name, obj_module, library, aliases=None, standins=None, public=None):
     """What with_prelude needs of one API: its library's top-level name, the modules whose
     public names an example may use unimported (the object's module, the API's path, the
-    library), the learned aliases and the library's stand-ins (standins)."""
+    library), the learned aliases, the library's public classes and functions (public_names)
+    and its stand-ins (standins)."""
     top = api_name.split(".")[0]
     mods = []
     for m in (obj_module, api_name.rsplit(".", 1)[0], top):
         if m and m not in mods and m in sys.modules:
             mods.append(m)
-    return {"top": top, "modules": mods, "library": library, "aliases": aliases or {}, "standins": standins or {}}
+    return {"top": top, "modules": mods, "library": library, "aliases": aliases or {}, "standins": standins or {},
+            "public": public or {}}
 
 
 def standins(text):
@@ -518,14 +586,15 @@ def block_code(lang, code):
     return code
 
 
-def docstring_blocks(doc, leaf, skip_doctest):
-    """Candidate examples from the code blocks of a docstring that name leaf, in order. Doctest
-    blocks are returned with code None and their text in "doctest", for extract.py to turn into
-    statements; skip_doctest leaves them out (the doctest source already has them)."""
+def docstring_blocks(doc, leaf, skip_doctest, named=True):
+    """Candidate examples from the code blocks of a docstring that name leaf (with named false,
+    those that do not), in order. Doctest blocks are returned with code None and their text in
+    "doctest", for extract.py to turn into statements; skip_doctest leaves them out (the doctest
+    source already has them)."""
     out = []
     seen = set()
     for lang, code, line in rst_blocks(doc) + markdown_blocks(doc):
-        if not mentions(code, leaf) or code in seen:
+        if mentions(code, leaf) != named or code in seen:
             continue
         seen.add(code)
         kind = block_code(lang, code)
