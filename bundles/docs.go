@@ -134,7 +134,7 @@ func (d *Docs) Read(dir, installedAt, pkg, version string) error {
 		}
 		if e.IsDir() {
 			switch e.Name() {
-			case "_static", "_images", "_downloads", "_modules", "generated", "jupyter_execute":
+			case "_static", "_images", "_downloads", "_modules", "generated", "jupyter_execute", "_build":
 				return filepath.SkipDir
 			}
 			return nil

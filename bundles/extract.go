@@ -63,8 +63,13 @@ type ExtractConfig struct {
 	// without C or M are dropped.
 	Strict bool
 	// SkipTests leaves out the examples mined from the library's
-	// installed test suite (source "tests").
+	// installed test suite and from Tests (source "tests").
 	SkipTests bool
+	// Tests is a folder of the library's own test modules that it does
+	// not install (a private library's tests/, see [ReadTestTree]), mined
+	// before the installed suite; its examples' origins name its files by
+	// Tests.Label. Nil means none.
+	Tests *TestTree
 	// Docs are the library's documentation pages and release notes (from
 	// its Debian -doc package, see [ReadDocs]): their code blocks that
 	// name an API are candidate examples, the release-note entry that
@@ -390,19 +395,30 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 		Compiled bool       `json:"compiled,omitempty"`
 	}
 	in := struct {
-		Library        string `json:"library"`
-		Bootstrap      string `json:"bootstrap,omitempty"`
-		Names          string `json:"names,omitempty"`
-		ExampleTimeout int    `json:"example_timeout"`
-		MaxExamples    int    `json:"max_examples"`
-		Cap            int    `json:"cap"`
-		Tests          bool   `json:"tests"`
-		APIs           []api  `json:"apis"`
+		Library        string   `json:"library"`
+		Bootstrap      string   `json:"bootstrap,omitempty"`
+		Names          string   `json:"names,omitempty"`
+		ExampleTimeout int      `json:"example_timeout"`
+		MaxExamples    int      `json:"max_examples"`
+		Cap            int      `json:"cap"`
+		Tests          bool     `json:"tests"`
+		TestDirs       []string `json:"test_dirs,omitempty"`
+		APIs           []api    `json:"apis"`
 	}{Library: cs[0].Library, ExampleTimeout: int(timeout / time.Second),
 		MaxExamples: MaxExamples, Cap: MaxImplementation, Tests: !cfg.SkipTests, Bootstrap: Bootstrap(cs[0].APIName),
 		Names: ExampleNames(cs[0].APIName)}
 	for _, c := range cs {
 		in.APIs = append(in.APIs, api{c.APIName, c.Kind, cfg.Docs.Blocks(c.APIName, docTries), c.Extra.Extension == ExtensionNoSource})
+	}
+	files := []sandbox.File{
+		{Path: "extract.py", Data: script("extract.py")},
+		{Path: "pyobj.py", Data: script("pyobj.py")},
+		{Path: "mine.py", Data: script("mine.py")},
+		{Path: "reach.py", Data: script("reach.py")},
+	}
+	if cfg.Tests.Modules() > 0 && !cfg.SkipTests {
+		in.TestDirs = []string{sandbox.JobDir + "/" + testTreeJob}
+		files = append(files, cfg.Tests.files...)
 	}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -410,13 +426,7 @@ func runExtract(ctx context.Context, runner sandbox.Runner, cfg ExtractConfig, c
 	}
 	spec := sandbox.Spec{
 		Environment: cfg.Env,
-		Files: []sandbox.File{
-			{Path: "extract.py", Data: script("extract.py")},
-			{Path: "pyobj.py", Data: script("pyobj.py")},
-			{Path: "mine.py", Data: script("mine.py")},
-			{Path: "reach.py", Data: script("reach.py")},
-			{Path: "batch.json", Data: data},
-		},
+		Files:       append(files, sandbox.File{Path: "batch.json", Data: data}),
 		Argv: []string{"python3", "-I", "-B", sandbox.JobDir + "/extract.py", sandbox.JobDir + "/batch.json",
 			sandbox.OutDir + "/results.jsonl"},
 		Env: threadEnv,
@@ -482,6 +492,7 @@ func assemble(ctx context.Context, cfg ExtractConfig, c Candidate, r *extractRes
 				if pkg := owners.owner(e.Origin.File); pkg != "" || e.Source != SourceDocs {
 					e.Origin.Package = pkg
 				}
+				e.Origin.File = cfg.Tests.origin(e.Origin.File)
 			}
 			served = append(served, e)
 		}

@@ -22,11 +22,13 @@ type LibraryConfig struct {
 	// Candidates is the candidates.jsonl the discovery writes; Bundles the
 	// bundles.jsonl the extraction appends to. Both required.
 	Candidates, Bundles string
-	// Workers, Progress, Docs, SkipTests: see [ExtractConfig]. The
-	// bundles are extracted again when Docs' package or SkipTests change.
+	// Workers, Progress, Docs, Tests, SkipTests: see [ExtractConfig].
+	// The bundles are extracted again when Docs' packages, Tests' files
+	// or SkipTests change.
 	Workers   int
 	Progress  io.Writer
 	Docs      *Docs
+	Tests     *TestTree
 	SkipTests bool
 }
 
@@ -66,13 +68,16 @@ type extractOptions struct {
 
 // extractStamp returns the stamp of cfg's bundles: stage "extract",
 // [ExtractRules], the options, the candidates' digest, the new
-// environment's key and the documentation package's.
+// environment's key, the documentation packages' and the test tree's.
 func (cfg LibraryConfig) extractStamp() (stamp.Stamp, error) {
 	s, err := stamp.New("extract", ExtractRules, extractOptions{SkipTests: cfg.SkipTests, ProtocolOnly: cfg.Discover.Diff.ProtocolOnly})
 	if err != nil {
 		return s, err
 	}
 	s = s.WithInput("env", envKey(cfg.Discover.NewEnv)).WithInput("docs", cfg.Docs.Key())
+	if k := cfg.Tests.Key(); k != "" {
+		s = s.WithInput("tests", k)
+	}
 	return s.WithFile("candidates", cfg.Candidates)
 }
 
@@ -148,7 +153,7 @@ func BuildLibrary(ctx context.Context, runner sandbox.Runner, cfg LibraryConfig)
 	}
 	log.Info("stage: extract", "library", lib, "candidates", len(res.Candidates))
 	_, es, err := Extract(ctx, runner, ExtractConfig{Env: cfg.Discover.NewEnv, Candidates: res.Candidates, Out: cfg.Bundles,
-		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log, Docs: cfg.Docs, SkipTests: cfg.SkipTests,
+		Workers: cfg.Workers, Progress: cfg.Progress, Logger: log, Docs: cfg.Docs, Tests: cfg.Tests, SkipTests: cfg.SkipTests,
 		ProtocolOnly: cfg.Discover.Diff.ProtocolOnly})
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", lib, err)

@@ -210,10 +210,18 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
+	docs, tests, err := projectMaterial(src)
+	if err != nil {
+		return nil, err
+	}
+	if docs != nil || tests != nil {
+		log.Info("add: the project's own documentation and tests", "library", lib, "pages", docs.Pages(),
+			"release_notes", docs.Notes(), "test_modules", tests.Modules())
+	}
 	lr, err := bundles.BuildLibrary(ctx, cfg.Runner, bundles.LibraryConfig{
 		Discover:   bundles.DiscoverConfig{Library: lib, Import: src.Import, Dist: src.Name, OldEnv: oldEnv, NewEnv: env, Logger: log},
 		Candidates: filepath.Join(work, "candidates.jsonl"), Bundles: filepath.Join(work, "bundles.jsonl"),
-		Workers: cfg.Workers, Progress: cfg.Progress})
+		Workers: cfg.Workers, Progress: cfg.Progress, Docs: docs, Tests: tests})
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +285,34 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// projectMaterial reads what a source tree or sdist has beside its code
+// for Stage 2 (docs/private.md §3): its docs/ folder, mined as a Debian
+// -doc package is (pages named by the project's paths, the package the
+// distribution's name), and its tests/ folder, mined before the installed
+// test suite. Nil for what the project lacks, and for a wheel or an
+// installed tree.
+func projectMaterial(src *private.Source) (*bundles.Docs, *bundles.TestTree, error) {
+	var docs *bundles.Docs
+	if dir, label := src.Docs(); dir != "" {
+		d, err := bundles.ReadDocs(dir, label, src.Name, src.Version)
+		if err != nil {
+			return nil, nil, fmt.Errorf("add %s: %w", src.Label(), err)
+		}
+		if d.Pages() > 0 || d.Notes() > 0 {
+			docs = d
+		}
+	}
+	var tests *bundles.TestTree
+	if dir, label := src.Tests(); dir != "" {
+		t, err := bundles.ReadTestTree(dir, label)
+		if err != nil {
+			return nil, nil, fmt.Errorf("add %s: %w", src.Label(), err)
+		}
+		tests = t
+	}
+	return docs, tests, nil
 }
 
 // addTasks builds the task pool of the library from its executed examples

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,5 +170,63 @@ func TestAdd_Diff(t *testing.T) {
 	}
 	if modified == 0 || modified == len(ix.Bundles()) {
 		t.Errorf("%d of %d bundles modified; want some new and some modified", modified, len(ix.Bundles()))
+	}
+}
+
+// TestAdd_ProjectDocsAndTests adds toolz 1.0.0 as its project is laid out
+// (privatetest.Project: trixie's python3-toolz with its tests in tests/ at
+// the top, not installed, and the reST sources of python-toolz-doc in
+// docs/): Stage 2 mines the project's docs/ and tests/ as it mines a -doc
+// package and an installed test suite, runs their examples in the layer,
+// and names their origins by the project's paths.
+func TestAdd_ProjectDocsAndTests(t *testing.T) {
+	st, runner := addFixture(t)
+	home := t.TempDir()
+	site := privatetest.Installed(t, "trixie", "python3-toolz")
+	tree := privatetest.Project(t, site, filepath.Join(privatetest.Unpacked(t, "trixie", "python-toolz-doc"), "usr/share/doc/python-toolz-doc"))
+	res, err := pipeline.Add(t.Context(), pipeline.AddConfig{Home: home, Store: st, Path: tree, Env: "trixie-sci",
+		Runner: runner, Workers: 2, SkipTasks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Remove(t.Context(), res.Env) })
+	reg := private.OpenRegistry(filepath.Join(home, "private"))
+	bs, _, err := bundles.ReadBundles(filepath.Join(reg.WorkDir("toolz", "1.0.0"), "bundles.jsonl"), jsonl.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]int{}  // source → executed examples
+	gained := map[string]bool{} // APIs whose every executed example is from the project's docs or tests
+	for _, b := range bs {
+		own := 0
+		exec := 0
+		for _, e := range b.Examples {
+			if e.Status != bundles.StatusExecuted {
+				continue
+			}
+			exec++
+			served[e.Source]++
+			switch e.Source {
+			case bundles.SourceDocs:
+				own++
+				if e.Origin == nil || !strings.HasPrefix(e.Origin.File, tree+"/docs/") || !strings.HasSuffix(e.Origin.File, ".rst") ||
+					e.Origin.Line == 0 || e.Origin.Package != "toolz" {
+					t.Errorf("%s: docs example from %+v", b.APIName, e.Origin)
+				}
+			case bundles.SourceTests:
+				own++
+				if e.Origin == nil || !strings.HasPrefix(e.Origin.File, tree+"/tests/test_") || e.Origin.Line == 0 || e.Origin.Test == "" {
+					t.Errorf("%s: tests example from %+v", b.APIName, e.Origin)
+				}
+			}
+		}
+		if exec > 0 && own == exec {
+			gained[b.APIName] = true
+		}
+	}
+	t.Logf("toolz: %d candidates, %d bundles, %d with an executed example (%d of them only from the project's docs/ or tests/: %v); executed examples by source %v; %.0fs",
+		res.Candidates, res.Bundles, res.Executed, len(gained), slices.Sorted(maps.Keys(gained)), served, res.Seconds)
+	if served[bundles.SourceDocs] == 0 || served[bundles.SourceTests] == 0 {
+		t.Errorf("executed examples by source %v; want some from the project's docs/ and its tests/", served)
 	}
 }

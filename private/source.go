@@ -52,6 +52,13 @@ type Source struct {
 	// Declared names where name, version and dependencies were read
 	// ("pyproject.toml", "PKG-INFO", "boltons-25.0.0.dist-info/METADATA").
 	Declared string
+	// Project is the project directory a source tree, an sdist or a git
+	// revision was read from, where its own docs/ and tests/ are ([Source.Docs],
+	// [Source.Tests]); "" for a wheel or an installed tree. It lasts until
+	// Close. ProjectLabel is how files under it are named to users: the
+	// tree's path, PATH@COMMIT for a revision, the archive's path joined
+	// with its top directory for an sdist ("/src/toolz-1.0.0.tar.gz/toolz-1.0.0").
+	Project, ProjectLabel string
 
 	tmp string // extraction directory, removed by Close
 }
@@ -63,6 +70,27 @@ func (s *Source) Label() string {
 		return s.Path + "@" + s.Revision
 	}
 	return s.Path
+}
+
+// Docs returns the project's documentation folder, the first of docs/
+// and doc/ it has, and how users name it; "" when it has neither.
+func (s *Source) Docs() (dir, label string) { return s.projectDir("docs", "doc") }
+
+// Tests returns the project's folder of test modules, the first of
+// tests/, test/ and testing/ it has, and how users name it; "" when it
+// has none (the tests of a package, src/PKG/tests, are installed with it).
+func (s *Source) Tests() (dir, label string) { return s.projectDir("tests", "test", "testing") }
+
+func (s *Source) projectDir(names ...string) (string, string) {
+	if s.Project == "" {
+		return "", ""
+	}
+	for _, n := range names {
+		if p := filepath.Join(s.Project, n); isDir(p) {
+			return p, s.ProjectLabel + "/" + n
+		}
+	}
+	return "", ""
 }
 
 // Close removes what Open extracted. It is safe to call more than once.
@@ -151,6 +179,10 @@ func Open(ctx context.Context, path, rev string) (src *Source, err error) {
 	case has("pyproject.toml") || has("setup.cfg") || has("setup.py"):
 		if s.Kind == "" {
 			s.Kind = KindTree
+		}
+		s.Project, s.ProjectLabel = dir, s.Label()
+		if s.Kind == KindSdist {
+			s.ProjectLabel = abs + "/" + filepath.Base(dir)
 		}
 		err = s.readTree(dir)
 	case s.Kind == "" && len(distInfos(dir)) > 0:

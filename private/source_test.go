@@ -175,3 +175,52 @@ func copyTree(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSource_DocsAndTests: a project's own docs/ and tests/ are found in a
+// source tree (toolz 1.0.0 laid out as its project, privatetest.Project),
+// in the same tree at a git revision (named PATH@COMMIT), and not in a
+// wheel or an installed tree, which have no project.
+func TestSource_DocsAndTests(t *testing.T) {
+	site := privatetest.Installed(t, "trixie", "python3-toolz")
+	tree := privatetest.Project(t, site, filepath.Join(privatetest.Unpacked(t, "trixie", "python-toolz-doc"), "usr/share/doc/python-toolz-doc"))
+	privatetest.Git(t, tree, "init", "-q")
+	privatetest.Git(t, tree, "add", "-A")
+	privatetest.Git(t, tree, "commit", "-q", "-m", "1.0.0")
+	for _, rev := range []string{"", "HEAD"} {
+		s, err := private.Open(t.Context(), tree, rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := tree
+		if rev != "" {
+			label = tree + "@" + s.Revision
+		}
+		if dir, l := s.Docs(); l != label+"/docs" || !strings.HasPrefix(dir, s.Project) {
+			t.Errorf("rev %q: docs %q named %q; want %s/docs", rev, dir, l, label)
+		} else if _, err := os.Stat(filepath.Join(dir, "curry.rst")); err != nil {
+			t.Errorf("rev %q: %v", rev, err)
+		}
+		if dir, l := s.Tests(); l != label+"/tests" {
+			t.Errorf("rev %q: tests %q named %q; want %s/tests", rev, dir, l, label)
+		} else if _, err := os.Stat(filepath.Join(dir, "test_functoolz.py")); err != nil {
+			t.Errorf("rev %q: %v", rev, err)
+		}
+		if _, ok := s.Files["toolz/tests/test_functoolz.py"]; ok {
+			t.Errorf("rev %q: the project's tests are installed", rev)
+		}
+		s.Close()
+	}
+	for _, path := range []string{site, privatetest.Wheel(t, site, t.TempDir(), "py3-none-any")} {
+		s, err := private.Open(t.Context(), path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dir, _ := s.Docs(); dir != "" || s.Project != "" {
+			t.Errorf("%s: docs %q, project %q; want none", path, dir, s.Project)
+		}
+		if dir, _ := s.Tests(); dir != "" {
+			t.Errorf("%s: tests %q; want none", path, dir)
+		}
+		s.Close()
+	}
+}

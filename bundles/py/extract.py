@@ -3,7 +3,7 @@
 Usage: python3 -I -B extract.py BATCH.json [OUT.jsonl]
 
 BATCH.json: {"library": "numpy", "example_timeout": 20, "max_examples": 5, "cap": 12000,
-             "tests": true, "bootstrap": "", "names": "",
+             "tests": true, "test_dirs": [], "bootstrap": "", "names": "",
              "apis": [{"api_name", "kind", "compiled"?, "docs": [{code, lang, imports, source, origin}]}, ...]}
 
 Writes one JSON line per API to OUT (default /out/results.jsonl), flushed
@@ -26,6 +26,9 @@ bootstrap, docs/environments.md §8) runs first in this process and heads
 every example, before its import lines. "names" binds names the library's
 documentation uses unbound (django's request): an example that needs one and
 gets it from nowhere else has its statements after its import lines.
+
+"test_dirs" are folders of test modules the library does not install (a private
+library's own tests/, copied under /job): they are mined before the installed suite.
 
 Every example runs in its own python3 process (cwd a fresh directory under
 /tmp) with a timeout. Python 3.11+, standard library only.
@@ -906,6 +909,7 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
 
 
 _CORPORA = {}
+TEST_DIRS = []  # the batch's "test_dirs": a private library's own test folders, under /job
 _PUBLIC = {}
 
 
@@ -919,9 +923,10 @@ def public_names(top):
 
 
 def test_corpus(top):
-    """The installed test suite of package top, read once per batch."""
+    """The test suite of package top, read once per batch: the folders of TEST_DIRS, then the
+    installed suite."""
     if top not in _CORPORA:
-        _CORPORA[top] = mine.TestCorpus(top)
+        _CORPORA[top] = mine.TestCorpus(top, TEST_DIRS)
     return _CORPORA[top]
 
 
@@ -1407,6 +1412,7 @@ def main(argv):
                 exec(compile(cfg["bootstrap"], "<bootstrap>", "exec"), {"__name__": "__novelapi_bootstrap__"})
         except Exception as exc:  # noqa: BLE001 - each API then reports its own failure
             boot_error = "bootstrap: %s: %s" % (type(exc).__name__, str(exc)[:300])
+    TEST_DIRS[:] = cfg.get("test_dirs") or []
     if cfg.get("apis"):
         cfg["aliases"] = learned_aliases(cfg["apis"][0]["api_name"].split(".")[0])
     cfg["standins"] = mine.standins(cfg.get("names") or "")

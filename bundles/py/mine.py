@@ -618,15 +618,25 @@ MAX_TEST_LINES = 40
 DROP_MODULES = {"pytest", "unittest", "hypothesis", "mock"}
 
 
-def test_files(top):
-    """The installed test modules of the package top (files test_*.py or *_test.py under a
-    directory named tests or test), sorted; [] when the package has none."""
+def test_files(top, extra=()):
+    """The test modules of the package top: those of the folders extra (a private library's
+    own tests/, not installed with it: every test_*.py or *_test.py under them), then the
+    installed ones (such files under a directory named tests or test below the package),
+    sorted; [] when there are none."""
+    out = []
+    for root in extra:
+        for d, dirs, files in os.walk(root):
+            dirs.sort()
+            for f in sorted(files):
+                if TEST_FILE_RE.match(f):
+                    out.append(os.path.join(d, f))
+                    if len(out) >= MAX_TEST_FILES:
+                        return out
     try:
         mod = importlib.import_module(top)
     except Exception:  # noqa: BLE001
-        return []
+        return out
     roots = list(getattr(mod, "__path__", []) or [])
-    out = []
     for root in roots:
         for d, dirs, files in os.walk(root):
             dirs.sort()
@@ -642,14 +652,16 @@ def test_files(top):
 
 
 class TestCorpus:
-    """The test modules of one library, read once per batch and parsed on demand."""
+    """The test modules of one library (its own test folders extra first, then its installed
+    suite), read once per batch and parsed on demand."""
 
-    def __init__(self, top):
-        self.files = test_files(top)
+    def __init__(self, top, extra=()):
+        self.files = test_files(top, extra)
         try:
             self.roots = {os.path.normpath(r) for r in getattr(importlib.import_module(top), "__path__", []) or []}
         except Exception:  # noqa: BLE001
             self.roots = set()
+        self.roots |= {os.path.normpath(r) for r in extra}
         self.text = {}
         self.trees = {}
         self._fixtures = {}

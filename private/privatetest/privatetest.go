@@ -44,6 +44,18 @@ func Home(t testing.TB) string {
 // NOVELAPI_REQUIRE_SANDBOX=1 (CI).
 func Installed(t testing.TB, suite, pkg string) string {
 	t.Helper()
+	site := filepath.Join(Unpacked(t, suite, pkg), "usr/lib/python3/dist-packages")
+	if _, err := os.Stat(site); err != nil {
+		t.Fatalf("%s installs nothing under /usr/lib/python3/dist-packages: %v", pkg, err)
+	}
+	return site
+}
+
+// Unpacked returns the directory holding the files of the Debian package
+// pkg of suite as it installs them (usr/...), unpacked by
+// debenv.Store.Unpack; it skips or fails as [Installed] does.
+func Unpacked(t testing.TB, suite, pkg string) string {
+	t.Helper()
 	need := func(format string, args ...any) {
 		t.Helper()
 		if os.Getenv("NOVELAPI_REQUIRE_SANDBOX") == "1" {
@@ -74,11 +86,7 @@ func Installed(t testing.TB, suite, pkg string) string {
 			need("fetch %s from Debian %s: %v", pkg, suite, err)
 		}
 	}
-	site := filepath.Join(dir, "usr/lib/python3/dist-packages")
-	if _, err := os.Stat(site); err != nil {
-		t.Fatalf("%s installs nothing under /usr/lib/python3/dist-packages: %v", pkg, err)
-	}
-	return site
+	return dir
 }
 
 // Metadata returns the core metadata of the one *.dist-info or *.egg-info
@@ -166,6 +174,47 @@ func Tree(t testing.TB, site string) string {
 	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(pp), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// Project lays a library out as its project is: the source tree of
+// [Tree] without the package's test folders (PKG/tests/), which go to
+// tests/ at the top, and docs/ with the reST sources of the rendered pages
+// under docDir, the -doc package's documentation directory
+// (html/_sources/NAME.rst.txt becomes docs/NAME.rst, as Sphinx read it). It
+// returns the project's directory. toolz 1.0.0 (python3-toolz and
+// python-toolz-doc) laid out so is its upstream project but for where its
+// tests are (upstream: toolz/tests/).
+func Project(t testing.TB, site, docDir string) string {
+	t.Helper()
+	dir := Tree(t, site)
+	tests, _ := filepath.Glob(filepath.Join(dir, "src", "*", "tests"))
+	if len(tests) != 1 {
+		t.Fatalf("%s: want one package test folder src/PKG/tests, have %v", site, tests)
+	}
+	if err := os.Rename(tests[0], filepath.Join(dir, "tests")); err != nil {
+		t.Fatal(err)
+	}
+	srcs, _ := filepath.Glob(filepath.Join(docDir, "html", "_sources"))
+	if len(srcs) != 1 {
+		t.Fatalf("%s: no html/_sources", docDir)
+	}
+	walk(t, srcs[0], func(rel string, r io.Reader) {
+		if !strings.HasSuffix(rel, ".rst.txt") {
+			return
+		}
+		dst := filepath.Join(dir, "docs", filepath.FromSlash(strings.TrimSuffix(rel, ".txt")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return dir
 }
 
