@@ -573,7 +573,19 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
     # the method's own code. Functions and classes are matched by identity.
     codes = api_codes(obj) if api.get("kind") == "method" else None
 
-    def run(code, source, org, imports=None, note="", pctx=None):
+    def run(code, source, org, imports=None, note="", pctx=None, alt=None):
+        """Runs code and records it; alt, the same block without its page's setup, runs when
+        code fails (an earlier block that binds a name it uses may hold placeholders)."""
+        status = run1(code, source, org, imports, note, pctx)
+        if status == "failed" and alt and alt != code and spent <= budget:
+            status = run1(alt, source, org, imports, note, pctx)
+        return status
+
+    def bare(code, with_setup, c, imports=None):
+        """code as the alternative of with_setup when it needs nothing with_setup gave."""
+        return code if with_setup != code and not mine.missing(code, c, imports) else None
+
+    def run1(code, source, org, imports=None, note="", pctx=None):
         nonlocal spent
         code, added = mine.with_prelude(code, pctx or ctx, imports)
         code = cfg.get("bootstrap", "") + code
@@ -630,19 +642,21 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
                 imports = mine.import_lines(ast.parse(c["imports"]))
             except SyntaxError:
                 imports = None
+        alt = None
         if c.get("setup"):
-            code = mine.with_setup(code, c["setup"], ctx, imports, block_to_code)
+            code, alt = mine.with_setup(code, c["setup"], ctx, imports, block_to_code), code
+            alt = bare(alt, code, ctx, imports)
         if c["source"] != "docstring-block" and not mine.calls_api(mine.with_prelude(code, ctx, imports)[0], obj, leaf, kind):
             continue
-        run(code, c["source"], c.get("origin"), imports)
+        run(code, c["source"], c.get("origin"), imports, alt=alt)
     tried = 0
-    for code, pctx, org in other_docstring_examples(ctx["top"], ctx, leaf, target, 3 * TRIES_PER_SOURCE):
+    for code, pctx, org, alone in other_docstring_examples(ctx["top"], ctx, leaf, target, 3 * TRIES_PER_SOURCE):
         if served() >= max_served or spent > budget or tried >= TRIES_PER_SOURCE:
             break
         if not mine.calls_api(mine.with_prelude(code, pctx)[0], obj, leaf, kind):
             continue
         tried += 1
-        run(code, "other-docstring", org, pctx=pctx)
+        run(code, "other-docstring", org, pctx=pctx, alt=bare(alone, code, pctx))
     if cfg.get("tests") and served() < max_served and spent <= budget:
         def reaches(code, imports):
             full = mine.with_prelude(code, ctx, imports)[0]
@@ -691,7 +705,7 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, doc, budget):
     names = {leaf}
     if api.get("kind") == "method":
         names.add(api["api_name"].rsplit(".", 2)[-2])
-    docstrings = [{"code": code, "source": source, "origin": org, "key": (org.get("file"), org.get("line")), "pctx": pctx}
+    docstrings = [{"code": code, "source": source, "origin": org, "key": (org.get("file"), org.get("line"), code), "pctx": pctx}
                   for code, pctx, org, source in module_docstring_examples(ctx, leaf, target, doc, module_file,
                                                                             4 * TRIES_PER_SOURCE)]
     callers = mine.module_callers(module_file, names)
@@ -731,6 +745,13 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, doc, budget):
     return spent
 
 
+def _with_and_without_setup(code, setup, ctx):
+    """code with its docstring's earlier blocks as setup (mine.with_setup), then code alone when
+    that differs and needs nothing the setup gave."""
+    full = mine.with_setup(code, setup, ctx, None, block_to_code)
+    return [full] + ([code] if full != code and not mine.missing(code, ctx) else [])
+
+
 def module_docstring_examples(ctx, leaf, target, doc, module_file, limit):
     """Up to limit candidate examples of the API from docstrings of its own module that do not
     name its leaf, as (code, prelude context, origin, source): the code blocks of its own
@@ -747,7 +768,8 @@ def module_docstring_examples(ctx, leaf, target, doc, module_file, limit):
             org = dict(own)
             if "line" in org:
                 org["line"] += b["origin"]["line"]
-            found.append(((0, len(code)), code, ctx, org, "docstring-block"))
+            for c in _with_and_without_setup(code, b["setup"], ctx):
+                found.append(((0, len(code)), c, ctx, org, "docstring-block"))
     entries, _ = docstring_index(ctx["top"])
     own_doc = inspect.cleandoc(doc) if doc else None
     for d, o, modname in entries:
@@ -770,7 +792,7 @@ def module_docstring_examples(ctx, leaf, target, doc, module_file, limit):
         if code and not mine.mentions(code, leaf):
             codes.append((code, 0))
         for b in mine.docstring_blocks(d, leaf, skip_doctest=True, named=False):
-            codes.append((b["code"], b["origin"]["line"]))
+            codes += [(c, b["origin"]["line"]) for c in _with_and_without_setup(b["code"], b["setup"], pctx)]
         for code, line in codes:
             o2 = dict(org)
             if line and "line" in o2:
@@ -827,14 +849,15 @@ IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 def docstring_index(library):
     """The public docstrings of the library that hold examples (doctest lines, code blocks), as
     a list of (docstring, object, module name), and {identifier: [indexes]} over them; made once
-    per batch. Modules' and methods' docstrings count, as the library's reference renders them
-    (SQLAlchemy documents each dialect in its module's docstring)."""
-    if library in _DOCSTRINGS:
-        return _DOCSTRINGS[library]
-    entries, by, seen = [], {}, set()
+    per batch and grown by the modules loaded since (an API of the batch imports
+    sqlalchemy.dialects.oracle, whose docstrings the batch's earlier APIs did not load). Modules'
+    and methods' docstrings count, as the library's reference renders them (SQLAlchemy documents
+    each dialect in its module's docstring)."""
+    entries, by, seen, done = _DOCSTRINGS.setdefault(library, ([], {}, set(), set()))
     for name in sorted(sys.modules):
-        if name != library and not name.startswith(library + "."):
+        if name in done or (name != library and not name.startswith(library + ".")):
             continue
+        done.add(name)
         if any(seg.startswith("_") for seg in name.split(".")):
             continue
         try:
@@ -863,7 +886,6 @@ def docstring_index(library):
                 entries.append((inspect.cleandoc(d), o, name))
                 for ident in set(IDENT_RE.findall(d)):
                     by.setdefault(ident, []).append(i)
-    _DOCSTRINGS[library] = (entries, by)
     return entries, by
 
 
@@ -871,7 +893,8 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
     """Up to limit examples of the API from the docstrings of the library's other public objects
     that use its leaf name (a class's docstring showing its methods, a function's example
     that calls another), shortest first: (code, prelude context of the docstring's own module,
-    origin). Each docstring gives its doctest statements and its code blocks that name leaf."""
+    origin, the code without the docstring's earlier blocks as setup). Each docstring gives its
+    doctest statements and its code blocks that name leaf."""
     entries, by = docstring_index(library)
     own = getattr(target, "__doc__", None)
     own = inspect.cleandoc(own) if isinstance(own, str) else None
@@ -884,14 +907,14 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
         codes = []
         code, _ = build_example(doc, sections(doc)[1])
         if code and mine.mentions(code, leaf):
-            codes.append((code, 0))
+            codes.append((code, 0, None))
         for b in mine.docstring_blocks(doc, leaf, skip_doctest=True):
-            codes.append((b["code"], b["origin"]["line"]))
-        for code, line in codes:
-            found.append(((0 if calls.search(code) else 1, len(code)), code, o, modname, line))
+            codes.append((b["code"], b["origin"]["line"], b["setup"]))
+        for code, line, setup in codes:
+            found.append(((0 if calls.search(code) else 1, len(code)), code, o, modname, line, setup))
     found.sort(key=lambda f: f[0])
     out = []
-    for _score, code, o, modname, line in found[:limit]:
+    for _score, code, o, modname, line, setup in found[:limit]:
         if isinstance(o, types.ModuleType):
             t, org = o, {"file": getattr(o, "__file__", None) or "", "line": 1}
         else:
@@ -904,7 +927,10 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
         for m in [getattr(t, "__module__", None), modname] + ctx["modules"]:
             if isinstance(m, str) and m in sys.modules and m not in pctx["modules"]:
                 pctx["modules"].append(m)
-        out.append((code, pctx, org))
+        alone = code
+        if setup:
+            code = mine.with_setup(code, setup, pctx, None, block_to_code)
+        out.append((code, pctx, org, alone))
     return out
 
 
@@ -914,12 +940,15 @@ _PUBLIC = {}
 
 
 def public_names(top):
-    """mine.public_names of the library top, made once per batch."""
-    if top not in _PUBLIC:
+    """mine.public_names of the library top, made again when the batch has loaded more of its
+    modules."""
+    loaded = sum(1 for m in sys.modules if m == top or m.startswith(top + "."))
+    if top not in _PUBLIC or _PUBLIC[top][0] != loaded:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _PUBLIC[top] = mine.public_names(top)
-    return _PUBLIC[top]
+            names = mine.public_names(top)
+        _PUBLIC[top] = (sum(1 for m in sys.modules if m == top or m.startswith(top + ".")), names)
+    return _PUBLIC[top][1]
 
 
 def test_corpus(top):

@@ -17,6 +17,7 @@ the import aliases learned from the library's docstrings, and names of the API's
 import ast
 import builtins
 import copy
+import functools
 import importlib
 import inspect
 import os
@@ -215,8 +216,8 @@ def _import_of(modname, name):
 
 
 def public_names(top):
-    """{name: "from MOD import NAME"} of the classes and functions that the library top's public
-    modules loaded here (and its public subpackages, imported for it) bind or list in __all__, each
+    """{name: "from MOD import NAME"} of the classes, functions and objects (_library_object) that the library top's public
+    modules loaded here (and its public first-level modules, imported for it) bind or list in __all__, each
     from the shortest module path that has it (ties: the first in sort order); a name bound to
     different objects in different modules is left out. {} when top does not import. Private
     modules (a segment starting with "_") and test modules are passed over."""
@@ -226,7 +227,7 @@ def public_names(top):
         return {}
     import pkgutil
     for info in pkgutil.iter_modules(getattr(pkg, "__path__", []) or []):
-        if info.ispkg and not info.name.startswith("_") and info.name not in ("tests", "test", "testing"):
+        if not info.name.startswith("_") and info.name not in ("tests", "test", "testing", "conftest"):
             try:
                 importlib.import_module(top + "." + info.name)
             except BaseException:  # noqa: BLE001 - a subpackage that needs what is not installed
@@ -250,8 +251,7 @@ def public_names(top):
             if not k[:1].isalpha():
                 continue
             try:
-                ok = (inspect.isclass(v) or inspect.isfunction(v)) and \
-                    (getattr(v, "__module__", None) or "").split(".")[0] == top
+                ok = _library_object(v, top)
             except Exception:  # noqa: BLE001
                 continue
             if not ok:
@@ -261,6 +261,21 @@ def public_names(top):
             elif objs[k] is not v:
                 objs[k] = None  # two objects of one name (pydantic's Field and pydantic.v1's): no guess
     return {k: line for k, line in out.items() if objs[k] is not None}
+
+
+def _library_object(v, top):
+    """Whether v is a class or function of the library top, an instance of one of its classes
+    (django's post_save signal, its settings), or a functools.partial of one of its functions
+    (django.urls.path)."""
+    def of(o):
+        return (getattr(o, "__module__", None) or "").split(".")[0] == top
+    if inspect.isclass(v) or inspect.isfunction(v):
+        return of(v)
+    if isinstance(v, type(sys)) or inspect.isroutine(v):
+        return False
+    if isinstance(v, functools.partial):
+        return of(v.func)
+    return of(type(v))
 
 
 def context(api_name, obj_module, library, aliases=None, standins=None, public=None):
@@ -298,7 +313,8 @@ def with_setup(code, setup, ctx, imports, convert):
     """code preceded by the earlier blocks of its page that bind names it uses and that
     with_prelude cannot import (a tutorial page defines User, then queries it), nearest first,
     closed over what those blocks use in turn, at most MAX_SETUP_LINES lines. convert turns a
-    block into runnable code or None. Returns code unchanged when it needs nothing."""
+    block into runnable code or None. Returns code unchanged when it needs nothing, or when the
+    setup would leave a name unbound that code with its prelude alone does not."""
     need = set(unresolved(code, ctx, imports))
     if not need or not setup:
         return code
@@ -345,7 +361,17 @@ def with_setup(code, setup, ctx, imports, convert):
         need = (need - b) | set(unresolved(c, ctx, imports))
     if not chosen:
         return code
-    return "\n".join(blocks[i][0].rstrip("\n") for i in sorted(chosen)) + "\n" + code
+    out = "\n".join(blocks[i][0].rstrip("\n") for i in sorted(chosen)) + "\n" + code
+    # Setup that leaves a name unbound that the code alone, with its prelude, does not need
+    # (a dialect docstring's earlier block uses a metadata no block makes) would only fail.
+    if missing(out, ctx, imports) and not missing(code, ctx, imports):
+        return code
+    return out
+
+
+def missing(code, ctx, imports=None):
+    """The names code still uses unbound once with_prelude has added what it finds."""
+    return unbound_names(with_prelude(code, ctx, imports)[0]) or []
 
 
 MAX_SETUP_LINES = 150
@@ -590,22 +616,25 @@ def docstring_blocks(doc, leaf, skip_doctest, named=True):
     """Candidate examples from the code blocks of a docstring that name leaf (with named false,
     those that do not), in order. Doctest blocks are returned with code None and their text in
     "doctest", for extract.py to turn into statements; skip_doctest leaves them out (the doctest
-    source already has them)."""
+    source already has them). Each has the docstring's earlier Python blocks as "setup", as a
+    page's blocks have theirs (a dialect's docstring makes metadata and t1, then indexes t1)."""
     out = []
     seen = set()
-    for lang, code, line in rst_blocks(doc) + markdown_blocks(doc):
-        if mentions(code, leaf) != named or code in seen:
+    earlier = []
+    for lang, code, line in sorted(rst_blocks(doc) + markdown_blocks(doc), key=lambda b: b[2]):
+        kind = block_code(lang, code)
+        setup = list(earlier)
+        if kind is not None:
+            earlier.append(code)
+        if kind is None or mentions(code, leaf) != named or code in seen:
             continue
         seen.add(code)
-        kind = block_code(lang, code)
-        if kind is None:
-            continue
         if kind == "doctest":
             if skip_doctest:
                 continue
-            out.append({"doctest": code, "source": "docstring-block", "origin": {"line": line}})
+            out.append({"doctest": code, "source": "docstring-block", "origin": {"line": line}, "setup": setup})
         else:
-            out.append({"code": kind, "source": "docstring-block", "origin": {"line": line}})
+            out.append({"code": kind, "source": "docstring-block", "origin": {"line": line}, "setup": setup})
     return out
 
 
