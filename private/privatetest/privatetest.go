@@ -152,16 +152,7 @@ func Tree(t testing.TB, site string) string {
 			return
 		}
 		dst := filepath.Join(dir, "src", filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyTo(t, dst, r)
 	})
 	var deps []string
 	for _, d := range h.Values("Requires-Dist") {
@@ -204,16 +195,7 @@ func Project(t testing.TB, site, docDir string) string {
 			return
 		}
 		dst := filepath.Join(dir, "docs", filepath.FromSlash(strings.TrimSuffix(rel, ".txt")))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyTo(t, dst, r)
 	})
 	return dir
 }
@@ -256,6 +238,21 @@ func Sdist(t testing.TB, site, dir string) string {
 }
 
 // walk calls fn with each regular file under root (slash path relative to
+// copyTo writes what r holds to dst, making its directory.
+func copyTo(t testing.TB, dst string, r io.Reader) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // root, contents), skipping __pycache__.
 func walk(t testing.TB, root string, fn func(rel string, r io.Reader)) {
 	t.Helper()
