@@ -13,7 +13,7 @@ import (
 // one object has it: pydantic 2.10 (trixie-pydantic) defines SkipJsonSchema
 // in pydantic.json_schema only, while Field is both pydantic.fields.Field and
 // pydantic.v1's, so the public names leave it to the API's own module
-// (py/mine.py public_names, with_prelude; ExtractRules 21).
+// (py/mine.py PublicNames, with_prelude; ExtractRules 21).
 func TestWithPrelude_PublicNames(t *testing.T) {
 	runner := sandboxtest.Runner(t)
 	env := sandboxtest.Env(t, "trixie-pydantic")

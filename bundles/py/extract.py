@@ -940,15 +940,13 @@ _PUBLIC = {}
 
 
 def public_names(top):
-    """mine.public_names of the library top, made again when the batch has loaded more of its
-    modules."""
-    loaded = sum(1 for m in sys.modules if m == top or m.startswith(top + "."))
-    if top not in _PUBLIC or _PUBLIC[top][0] != loaded:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            names = mine.public_names(top)
-        _PUBLIC[top] = (sum(1 for m in sys.modules if m == top or m.startswith(top + ".")), names)
-    return _PUBLIC[top][1]
+    """mine.PublicNames of the library top, read again for the modules the batch loaded since."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if top not in _PUBLIC:
+            _PUBLIC[top] = mine.PublicNames(top)
+        _PUBLIC[top].update()
+    return _PUBLIC[top].names()
 
 
 def test_corpus(top):

@@ -168,7 +168,7 @@ def with_prelude(code, ctx, source_imports=None):
     example's own source imports), the aliases learned from the library's docstrings
     (ctx["aliases"]), the library's top-level name, the public names of
     the API's module and of the library (from MOD import NAME), the classes and functions of
-    the library's public modules (ctx["public"], public_names: sqlalchemy.orm's mapped_column
+    the library's public modules (ctx["public"], PublicNames: sqlalchemy.orm's mapped_column
     for an example of sqlalchemy.dialects.oracle), and last in the names the
     library's documentation uses unbound (ctx["standins"], whose statements follow the import
     lines). Names found nowhere are left: the example then fails with a NameError and is not
@@ -215,52 +215,76 @@ def _import_of(modname, name):
     return "from %s import %s" % (modname, name)
 
 
-def public_names(top):
-    """{name: "from MOD import NAME"} of the classes, functions and objects (_library_object) that the library top's public
-    modules loaded here (and its public first-level modules, imported for it) bind or list in __all__, each
-    from the shortest module path that has it (ties: the first in sort order); a name bound to
-    different objects in different modules is left out. {} when top does not import. Private
-    modules (a segment starting with "_") and test modules are passed over."""
-    try:
-        pkg = importlib.import_module(top)
-    except BaseException:  # noqa: BLE001
-        return {}
-    import pkgutil
-    for info in pkgutil.iter_modules(getattr(pkg, "__path__", []) or []):
-        if not info.name.startswith("_") and info.name not in ("tests", "test", "testing", "conftest"):
-            try:
-                importlib.import_module(top + "." + info.name)
-            except BaseException:  # noqa: BLE001 - a subpackage that needs what is not installed
-                pass
-    out, objs = {}, {}
-    mods = [m for m in sys.modules if (m == top or m.startswith(top + "."))
-            and not any(seg.startswith("_") or seg in ("tests", "test", "testing") for seg in m.split("."))]
-    for m in sorted(mods, key=lambda m: (m.count("."), len(m), m)):
-        mod = sys.modules[m]
+class PublicNames:
+    """The classes, functions and objects (_library_object) that the library top's public modules
+    loaded here (and its public first-level modules, imported for it) bind or list in __all__,
+    as {name: "from MOD import NAME"} (names()), each from the shortest module path that has it
+    (ties: the first in sort order); a name bound to different objects in different modules is
+    left out. update() reads the modules loaded since the last call. Nothing when top does not
+    import. Private modules (a segment starting with "_") and test modules are passed over."""
+
+    def __init__(self, top):
+        self.top = top
+        self.seen = set()
+        self.best = {}  # name -> (sort key, import line, object; None when two objects have the name)
         try:
-            items = list(vars(mod).items())
-            exported = [k for k in getattr(mod, "__all__", None) or () if isinstance(k, str) and k not in vars(mod)]
-        except Exception:  # noqa: BLE001
-            continue
-        for k in exported:  # names a module's __getattr__ makes on demand (pydantic's Field)
+            pkg = importlib.import_module(top)
+        except BaseException:  # noqa: BLE001
+            self.ok = False
+            return
+        self.ok = True
+        import pkgutil
+        for info in pkgutil.iter_modules(getattr(pkg, "__path__", []) or []):
+            if not info.name.startswith("_") and info.name not in ("tests", "test", "testing", "conftest"):
+                try:
+                    importlib.import_module(top + "." + info.name)
+                except BaseException:  # noqa: BLE001 - a module that needs what is not installed
+                    pass
+        self.update()
+
+    def update(self):
+        if not self.ok:
+            return
+        top = self.top
+        for m in [m for m in list(sys.modules) if m not in self.seen and (m == top or m.startswith(top + "."))]:
+            self.seen.add(m)
+            if any(seg.startswith("_") or seg in ("tests", "test", "testing") for seg in m.split(".")):
+                continue
+            mod = sys.modules.get(m)
             try:
-                items.append((k, getattr(mod, k)))
+                items = list(vars(mod).items())
+                exported = [k for k in getattr(mod, "__all__", None) or () if isinstance(k, str) and k not in vars(mod)]
             except Exception:  # noqa: BLE001
                 continue
-        for k, v in items:
-            if not k[:1].isalpha():
-                continue
-            try:
-                ok = _library_object(v, top)
-            except Exception:  # noqa: BLE001
-                continue
-            if not ok:
-                continue
-            if k not in out:
-                out[k], objs[k] = "from %s import %s" % (m, k), v
-            elif objs[k] is not v:
-                objs[k] = None  # two objects of one name (pydantic's Field and pydantic.v1's): no guess
-    return {k: line for k, line in out.items() if objs[k] is not None}
+            for k in exported:  # names a module's __getattr__ makes on demand (pydantic's Field)
+                try:
+                    items.append((k, getattr(mod, k)))
+                except Exception:  # noqa: BLE001
+                    continue
+            key = (m.count("."), len(m), m)
+            for k, v in items:
+                if not k[:1].isalpha():
+                    continue
+                try:
+                    if not _library_object(v, top):
+                        continue
+                except Exception:  # noqa: BLE001
+                    continue
+                old = self.best.get(k)
+                if old is None:
+                    self.best[k] = (key, "from %s import %s" % (m, k), v)
+                elif old[2] is not None and old[2] is not v:
+                    self.best[k] = (old[0], old[1], None)  # pydantic's Field and pydantic.v1's: no guess
+                elif old[2] is v and key < old[0]:
+                    self.best[k] = (key, "from %s import %s" % (m, k), v)
+
+    def names(self):
+        return {k: line for k, (_, line, v) in self.best.items() if v is not None}
+
+
+def public_names(top):
+    """PublicNames(top).names()."""
+    return PublicNames(top).names()
 
 
 def _library_object(v, top):
@@ -281,7 +305,7 @@ def _library_object(v, top):
 def context(api_name, obj_module, library, aliases=None, standins=None, public=None):
     """What with_prelude needs of one API: its library's top-level name, the modules whose
     public names an example may use unimported (the object's module, the API's path, the
-    library), the learned aliases, the library's public classes and functions (public_names)
+    library), the learned aliases, the library's public classes and functions (PublicNames)
     and its stand-ins (standins)."""
     top = api_name.split(".")[0]
     mods = []
