@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,4 +165,55 @@ func bareSandboxRate(b *testing.B, runner sandbox.Runner, store *debenv.Store, t
 		b.Logf("bare run error (rate still measured): %v", firstErr)
 	}
 	return float64(len(tasks)) / time.Since(start).Seconds()
+}
+
+// BenchmarkSpyCall measures what the spy adds to one call of its target, in
+// the real sandbox (trixie-sci), while it records (the completion's phase):
+// check_code runs code that times calls of the spied target and of the
+// object it wraps (a function spy's __wrapped__, a class's construction
+// through its own metaclass's __call__, a proxy's object). Reported per
+// kind of spy, in ns per call: the unspied call (raw_ns), what the spy adds
+// to each of the first 200 calls, which leave call records (rec_ns), and
+// to the calls after them, best of 5 runs of 20,000 (1,000 for the
+// proxy, whose target is slow) (spy_ns).
+func BenchmarkSpyCall(b *testing.B) {
+	runner := sandboxtest.Runner(b)
+	env := sandboxtest.Env(b, "trixie-sci")
+	h, err := evalharness.New(evalharness.Config{Runner: runner, Store: debenv.OpenStore(sandboxtest.Home()),
+		Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const timer = "import time\ndef t(n, f, *a):\n    s = time.perf_counter()\n    for _ in range(n):\n        f(*a)\n" +
+		"    return (time.perf_counter() - s) / n * 1e9\n" +
+		"def bench(n, spied, raw, *a):\n    r0 = t(200, raw, *a)\n    rec = t(200, spied, *a) - r0\n" +
+		"    raw_ns = min(t(n, raw, *a) for _ in range(5))\n    spy = min(t(n, spied, *a) for _ in range(5)) - raw_ns\n" +
+		"    print('SPY_NS %.0f %.0f %.0f' % (raw_ns, rec, spy))\n"
+	tests := []struct{ name, api, code string }{
+		{"function", "math.hypot", "import math\nbench(20000, math.hypot, math.hypot.__wrapped__, 3.0, 4.0)"},
+		{"class", "fractions.Fraction", "from fractions import Fraction\nraw = type(Fraction).__mro__[1].__call__\n" +
+			"bench(20000, Fraction, lambda *a: raw(Fraction, *a), 1, 2)"},
+		{"subclass", "datetime.datetime", "import datetime\nbench(20000, datetime.datetime, datetime.datetime.__mro__[1], 2020, 1, 2)"},
+		{"proxy", "scipy.stats.norm", "import scipy.stats\nraw = scipy.stats.norm.__wrapped__\n" +
+			"bench(1000, lambda x: scipy.stats.norm.cdf(x), lambda x: raw.cdf(x), 0.5)"},
+	}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			var raw, rec, spy float64
+			for range b.N {
+				cr, err := h.CheckCode(b.Context(), timer+tt.code, tt.api, strings.Split(tt.api, ".")[0])
+				if err != nil {
+					b.Fatal(err)
+				}
+				i := strings.Index(cr.Stdout, "SPY_NS ")
+				if !cr.Ran || !cr.TargetCalled || i < 0 {
+					b.Fatalf("ran %v, called %v: %s %s\n%s", cr.Ran, cr.TargetCalled, cr.ExceptionType, cr.Message, cr.Stderr)
+				}
+				fmt.Sscan(cr.Stdout[i+len("SPY_NS "):], &raw, &rec, &spy)
+			}
+			b.ReportMetric(raw, "raw_ns")
+			b.ReportMetric(rec, "rec_ns")
+			b.ReportMetric(spy, "spy_ns")
+		})
+	}
 }

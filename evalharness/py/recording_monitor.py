@@ -25,11 +25,13 @@ _target_api_call_count = [0]
 _target_api_counts = {_n: 0 for _n in _target_api_names}
 _target_api_calls = []
 _target_api_recording = [False]
-_target_api_depth = [0]
-_target_api_busy = [False]
 _target_api_raised = []
 _target_api_spy_installed = False
 _TARGET_API_MAX_RECORDS = 200
+# The nesting depth of target calls and whether the monitor is building a
+# record; the sealed namespace gets its own (see _spy_seal).
+_spy_depth = [0]
+_spy_busy = [False]
 # The instance proxies, function spies and classes patched in place made
 # so far, by identity: a path that reaches one of them again (an
 # instance's second public name, a method reached through an instance of a
@@ -40,39 +42,45 @@ _spy_classes = []
 # Every spy made, with the path it replaced: values that are spies cross to
 # the judge as references to the real object (novelapi; runner.py).
 _spy_made = []
-# novelapi hardening (docs/sandbox.md §4.6): the trusted runner hands the monitor
-# a one-shot hook that keeps the call counts and records the verdict uses,
-# out of reach of names the completion can assign. None outside the runner.
-# The sealed functions below receive it as the default of their _h
-# parameter (docs/threat-model.md §3), never as a global: the spies'
-# __globals__ are readable, their defaults are not.
+# novelapi hardening (docs/sandbox.md §4.6, docs/threat-model.md §3.1): the
+# trusted runner hands the monitor a one-shot hook that keeps the call
+# counts and records the verdict uses, out of reach of names the completion
+# can assign. None outside the runner. The monitor's functions run in a
+# private namespace (see _spy_seal) that no object the completion can reach
+# exposes; what it can reach of a spy (the spy, a spy metaclass's methods, a
+# proxy's) is a trampoline whose only default is the spy's private context,
+# and no default is readable.
 _spy_hook = globals().pop("__novelapi_spy_hook__", None)
 
 
-def _spy_recording(_h=None):
-    return bool(_target_api_recording[0]) or (_h is not None and _h.recording())
+def _spy_recording(h):
+    # Whether a call record would be kept: by the public list while
+    # recording is on and it has room, or by the runner's hook.
+    return (bool(_target_api_recording[0]) and len(_target_api_calls) < _TARGET_API_MAX_RECORDS) or \
+        (h is not None and h.recording())
 
 
-def _spy_count(name, _h=None):
+def _spy_count(name, h):
     _target_api_call_count[0] += 1
     _target_api_counts[name] += 1
-    if _h is not None:
-        _h.call(name)
+    if h is not None:
+        h.call(name)
 
 
-def _spy_record(rec, _h=None):
-    if _h is not None:
-        _h.record(rec)
+def _spy_record(rec, h):
+    if h is not None:
+        h.record(rec)
     if _target_api_recording[0] and len(_target_api_calls) < _TARGET_API_MAX_RECORDS:
         _target_api_calls.append(rec)
 
 
-def _spy_check_calls(expected_json, _h=None):
-    # The call-record check (§4.5), called by call_check.py. It runs sealed
-    # (see _spy_seal) and reads the hook's records, so a completion that
-    # patches builtins or appends to _target_api_calls cannot satisfy it.
+def _spy_check(expected_json, h):
+    # The call-record check (§4.5), called by call_check.py through
+    # _spy_check_calls. It runs sealed (see _spy_seal) and reads the hook's
+    # records, so a completion that patches builtins or appends to
+    # _target_api_calls cannot satisfy it.
     expected = _spy_json.loads(expected_json)
-    actual = _h.calls() if _h is not None else list(_target_api_calls)
+    actual = h.calls() if h is not None else list(_target_api_calls)
 
     def match(e, a):
         if isinstance(e, dict):
@@ -88,6 +96,80 @@ def _spy_check_calls(expected_json, _h=None):
             raise AssertionError(
                 "no call to the target API reproduces reference call %d/%d (%s)"
                 % (i + 1, len(expected), "arguments differ" if "args" in e else "return value differ"))
+
+
+def _spy_check_calls(expected_json):
+    # Outside a sealed monitor (it failed): the public records.
+    return _spy_check(expected_json, None)
+
+
+# The trampolines: the code of every function of the monitor that an object
+# the completion can reach holds (a spy, a spy metaclass's __call__ and
+# __init__, a subclass spy's __init_subclass__, a proxy's __getattr__,
+# _spy_check_calls). Each is made by _spy_tramp over a namespace holding
+# nothing but builtins, with no closure, and hands its arguments to the
+# spy's private context, its one (keyword-only) default: the completion
+# reaches no monitor function, no hook and no target through it, and
+# passing its own context only loses the count.
+def _spy_t_function(*a, _novelapi_spy=None, **kw):
+    return _novelapi_spy.run(a, kw)
+
+
+def _spy_t_call(cls, *a, _novelapi_spy=None, **kw):
+    return _novelapi_spy.construct(cls, a, kw)
+
+
+def _spy_t_init(cls, *a, _novelapi_spy=None, **kw):
+    _novelapi_spy.made(cls, a, kw)
+
+
+def _spy_t_init_subclass(cls, *, _novelapi_spy=None, **kw):
+    _novelapi_spy.subclass(cls, kw)
+
+
+def _spy_t_getattr(self, attr, *, _novelapi_spy=None):
+    return _novelapi_spy.getattr(attr)
+
+
+def _spy_t_check(expected_json, *, _novelapi_spy=None):
+    return _novelapi_spy.check(expected_json)
+
+
+def _spy_tramp(t, ctx, name, qualname, params=None):
+    # A trampoline of template t over the exposed namespace with context
+    # ctx. params (names, with * and ** for the variadic ones) become its
+    # __signature__, so that inspect never reads its defaults; without
+    # params, inspect follows __wrapped__.
+    f = _spy_types.FunctionType(t.__code__, _spy_exposed, name, None, None)
+    f.__kwdefaults__ = {"_novelapi_spy": ctx}
+    f.__qualname__ = qualname
+    if params is not None:
+        P = _spy_inspect.Parameter
+        f.__signature__ = _spy_inspect.Signature([
+            P(n[2:], P.VAR_KEYWORD) if n.startswith("**") else P(n[1:], P.VAR_POSITIONAL) if n.startswith("*")
+            else P(n, P.POSITIONAL_OR_KEYWORD) for n in params])
+    return f
+
+
+def _spy_export(f):
+    # f (a function of the monitor without secrets: a proxy's forwarding
+    # methods, a signature getter) rebuilt over the exposed namespace, so
+    # its __globals__ reach nothing of the monitor.
+    e = _spy_types.FunctionType(f.__code__, _spy_exposed, f.__name__, f.__defaults__, f.__closure__)
+    e.__kwdefaults__ = f.__kwdefaults__
+    e.__qualname__ = f.__qualname__
+    e.__doc__ = f.__doc__
+    e.__dict__.update(f.__dict__)
+    return e
+
+
+def _spy_is(o, seq):
+    # Whether o is an item of seq, by identity (a metaclass's __eq__ cannot
+    # answer).
+    for x in seq:
+        if x is o:
+            return True
+    return False
 
 
 def _spy_note_raise(orig, e, a, kw, tb):
@@ -123,7 +205,7 @@ def _spy_note_raise(orig, e, a, kw, tb):
 
 
 
-def _spy_wrap(orig, name, method=None, guard=True):
+def _spy_wrap(orig, name, method=None, guard=True, h=None, sign=False):
     # The function spy (§4.4): count, call, record the outermost call. For a
     # method called through an instance proxy (method is its attribute
     # name) the record also says which method; its args are those of the
@@ -131,46 +213,61 @@ def _spy_wrap(orig, name, method=None, guard=True):
     # through unseen: the fingerprint helpers call numpy, whose own
     # functions reach a spied function, ufunc or method (np.nansum uses
     # np.add.reduce, the fingerprint of an array calls its sum) and would
-    # count and record again without end.
-    def _target_api_spy(*a, **kw):
-        if guard and _target_api_busy[0]:
+    # count and record again without end. h is the runner's hook. The spy
+    # is a trampoline (_spy_t_function) whose context holds run; with sign
+    # its __signature__ is orig's where inspect finds one, so that inspect
+    # does not read its defaults even when it does not follow __wrapped__
+    # (getfullargspec).
+    def run(a, kw):
+        if guard and _spy_busy[0]:
             return orig(*a, **kw)
-        _spy_count(name)
-        _target_api_depth[0] += 1
+        # Counted right before the call: nothing the completion controls
+        # runs between the count and the target.
+        _target_api_call_count[0] += 1
+        _target_api_counts[name] += 1
+        if h is not None:
+            h.call(name)
+        _spy_depth[0] += 1
         try:
             ret = orig(*a, **kw)
         except BaseException as e:
-            _target_api_depth[0] -= 1
-            if _target_api_depth[0] == 0:
-                busy = _target_api_busy[0]
-                _target_api_busy[0] = guard or busy
+            _spy_depth[0] -= 1
+            if _spy_depth[0] == 0:
+                busy = _spy_busy[0]
+                _spy_busy[0] = guard or busy
                 try:
                     _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                    rec = {"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
-                           "args": _fp_canon(orig, a, kw)}
-                    if method is not None:
-                        rec["method"] = method
-                    _spy_record(rec)
+                    if _spy_recording(h):
+                        rec = {"kind": "call", "ret": {"t": "raised", "exc": type(e).__name__},
+                               "args": _fp_canon(orig, a, kw)}
+                        if method is not None:
+                            rec["method"] = method
+                        _spy_record(rec, h)
                 finally:
-                    _target_api_busy[0] = busy
+                    _spy_busy[0] = busy
             raise
-        _target_api_depth[0] -= 1
-        if _target_api_depth[0] == 0 and _spy_recording():
-            busy = _target_api_busy[0]
-            _target_api_busy[0] = guard or busy
+        _spy_depth[0] -= 1
+        if _spy_depth[0] == 0 and _spy_recording(h):
+            busy = _spy_busy[0]
+            _spy_busy[0] = guard or busy
             try:
                 rec = {"kind": "call", "ret": _fp(ret), "args": _fp_canon(orig, a, kw)}
                 if method is not None:
                     rec["method"] = method
-                _spy_record(rec)
+                _spy_record(rec, h)
             finally:
-                _target_api_busy[0] = busy
+                _spy_busy[0] = busy
         return ret
-    try:
-        _target_api_spy.__wrapped__ = orig
-    except Exception:
-        pass
-    return _target_api_spy
+
+    spy = _spy_tramp(_spy_t_function, _spy_types.SimpleNamespace(run=run), "_target_api_spy",
+                     "_spy_wrap.<locals>._target_api_spy")
+    spy.__wrapped__ = orig
+    if sign:
+        try:
+            spy.__signature__ = _spy_inspect.signature(orig)
+        except Exception:
+            pass
+    return spy
 
 
 # Special methods an instance proxy forwards when the instance's type has
@@ -185,7 +282,7 @@ _SPY_PROXY_DUNDERS = (
 )
 
 
-def _spy_proxy(orig, name):
+def _spy_proxy(orig, name, h=None):
     # A spy for a callable object that is neither a class nor a function
     # (novelapi extension): scipy.stats.triang, an instance of triang_gen.
     # Calling the proxy, or calling any (non-dunder) method reached through
@@ -197,18 +294,20 @@ def _spy_proxy(orig, name):
     # hash are the object's. type(proxy) and identity with references taken
     # before the spy was installed differ. It also watches a class that
     # cannot be subclassed (see _spy_subclass); calls of its methods are then
-    # not counted.
+    # not counted, nor is `class X(proxy)` (Python asks __mro_entries__
+    # before it knows whether a class will be made, so counting there let
+    # a direct call count; such a class cannot be made anyway). The
+    # proxy's methods are exported (_spy_export): their closures hold the
+    # object, never a function of the monitor.
     cls = type(orig)
-
-    def _unwrap(o):
-        return orig if o is proxy else o
-
     is_class = isinstance(orig, type)
+    isroutine = _spy_inspect.isroutine
 
-    def __getattr__(self, attr):
+    def getattr_(attr):
         v = getattr(orig, attr)
-        if not is_class and not (attr.startswith("__") and attr.endswith("__")) and _spy_inspect.isroutine(v):
-            return _spy_wrap(v, name, attr, True)
+        if not is_class and type(attr) is str and not (attr.startswith("__") and attr.endswith("__")) \
+                and callable(v) and isroutine(v):
+            return _spy_wrap(v, name, attr, True, h)
         return v
 
     def __setattr__(self, attr, v):
@@ -224,32 +323,27 @@ def _spy_proxy(orig, name):
         "__doc__": property(lambda self: orig.__doc__),
         "__class__": property(lambda self: cls),
         "__wrapped__": property(lambda self: orig),
-        "__getattr__": __getattr__,
+        "__getattr__": _spy_tramp(_spy_t_getattr, _spy_types.SimpleNamespace(getattr=getattr_), "__getattr__",
+                                  "_spy_proxy.<locals>.__getattr__", ("self", "attr")),
         "__setattr__": __setattr__,
         "__delattr__": __delattr__,
-        "__call__": staticmethod(_spy_wrap(orig, name, None, True)),
+        "__call__": staticmethod(_spy_wrap(orig, name, None, True, h)),
         "__repr__": lambda self: repr(orig),
         "__str__": lambda self: str(orig),
         "__format__": lambda self, spec: format(orig, spec),
         "__dir__": lambda self: dir(orig),
-        "__eq__": lambda self, other: orig == _unwrap(other),
-        "__ne__": lambda self, other: orig != _unwrap(other),
+        "__eq__": lambda self, other: orig == (orig if other is proxy else other),
+        "__ne__": lambda self, other: orig != (orig if other is proxy else other),
         "__hash__": lambda self: hash(orig),
         "__reduce_ex__": lambda self, proto: orig.__reduce_ex__(proto),
         "__reduce__": lambda self: orig.__reduce__(),
     }
     if is_class:
-        # A class that cannot be subclassed (an enum with members, bool):
-        # isinstance and issubclass see the class, and `class X(proxy)`
-        # derives from the class and counts as the published spy's
-        # __init_subclass__ does.
-        def __mro_entries__(self, bases):
-            _spy_count(name)
-            _spy_record({"kind": "subclass"})
-            return (orig,)
+        # A class that cannot be subclassed (bool): isinstance and
+        # issubclass see the class, and `class X(proxy)` derives from it.
         ns["__instancecheck__"] = lambda self, o: isinstance(o, orig)
-        ns["__subclasscheck__"] = lambda self, c: issubclass(_unwrap(c), orig)
-        ns["__mro_entries__"] = __mro_entries__
+        ns["__subclasscheck__"] = lambda self, c: issubclass(orig if c is proxy else c, orig)
+        ns["__mro_entries__"] = lambda self, bases: (orig,)
     for d in _SPY_PROXY_DUNDERS:
         impl = getattr(cls, d, None)
         if impl is None or impl is getattr(object, d, None):
@@ -259,6 +353,11 @@ def _spy_proxy(orig, name):
             return getattr(orig, _d)(*a)
         fwd.__name__ = d
         ns[d] = fwd
+    for k, v in list(ns.items()):
+        if type(v) is _spy_types.FunctionType and v.__globals__ is not _spy_exposed:
+            ns[k] = _spy_export(v)
+        elif type(v) is property:
+            ns[k] = property(_spy_export(v.fget))
     proxy = type(cls.__name__, (object,), ns)()
     _spy_proxies.append(proxy)
     return proxy
@@ -274,9 +373,10 @@ def _spy_watched(o):
     return f is not None and any(f is s for s in _spy_funcs)
 
 
-def _spy_install(path, name=None):
+def _spy_install(path, name=None, h=None):
     # Resolve path and replace the object it names by a spy counting under
-    # name (default: path); raises, saying why, when it cannot.
+    # name (default: path) with the runner's hook h; raises, saying why,
+    # when it cannot.
     name = path if name is None else name
     parts = path.split(".")
     mod = None
@@ -314,36 +414,36 @@ def _spy_install(path, name=None):
             raw = None
     if isinstance(orig, type):
         try:
-            spy = _spy_class(orig, name)
+            spy = _spy_class(orig, name, h)
         except Exception:
             try:
-                spy = _spy_subclass(orig, name)
+                spy = _spy_subclass(orig, name, h)
             except Exception:
                 # Final classes (bool), metaclasses that refuse a derived
                 # class: a proxy instead (novelapi extension).
-                spy = _spy_proxy(orig, name)
+                spy = _spy_proxy(orig, name, h)
     elif isinstance(raw, (classmethod, staticmethod)) or type(raw).__name__ == "classmethod_descriptor":
         # A classmethod or staticmethod target, spied as one, so that it
         # still binds to the class it is reached through.
         fn = raw if type(raw).__name__ == "classmethod_descriptor" else raw.__func__
-        inner = _spy_wrap(fn, name)
+        inner = _spy_wrap(fn, name, h=h, sign=True)
         _spy_funcs.append(inner)
         spy = staticmethod(inner) if isinstance(raw, staticmethod) else classmethod(inner)
     elif isinstance(raw, property):
         # A property target: each read counts as a call.
-        inner = _spy_wrap(raw.fget, name)
+        inner = _spy_wrap(raw.fget, name, h=h, sign=True)
         _spy_funcs.append(inner)
         spy = property(inner, raw.fset, raw.fdel, raw.__doc__)
     elif callable(orig) and not _spy_inspect.isroutine(orig) and not bound:
-        spy = _spy_proxy(orig, name)
+        spy = _spy_proxy(orig, name, h)
     elif raw is not None and _spy_inspect.isroutine(raw) and not isinstance(raw, _spy_types.FunctionType) \
             and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
         # A method of a built-in type (numpy.ndarray.sum): the spy goes in
         # the type's dict, where a function binds like the descriptor.
-        spy = _spy_wrap(raw, name)
+        spy = _spy_wrap(raw, name, h=h, sign=True)
         _spy_funcs.append(spy)
     elif callable(orig):
-        spy = _spy_wrap(orig, name)
+        spy = _spy_wrap(orig, name, h=h, sign=True)
         _spy_funcs.append(spy)
     else:
         raise TypeError("%s is a %s, not a callable" % (path, type(orig).__name__))
@@ -398,10 +498,11 @@ def _spy_setattr(parent, leaf, spy):
 
 
 _SPY_HEAPTYPE = 1 << 9
+_spy_mro = type.__dict__["__mro__"].__get__
 _SPY_IMMUTABLETYPE = 1 << 8
 
 
-def _spy_construct(orig, name, meta, spy_cls, cls, a, kw):
+def _spy_construct(orig, name, meta, spy_cls, cls, a, kw, h):
     # One construction of cls (the target, or a class derived from it after
     # the spy was installed) through meta's __call__, counted, with the
     # outermost one recorded as an "init" record. As the function spy's
@@ -409,26 +510,30 @@ def _spy_construct(orig, name, meta, spy_cls, cls, a, kw):
     # call (the fingerprint of a pandas 1.x DataFrame selects columns,
     # which constructs DataFrames through this class again, and again for
     # their records, without end).
-    if _target_api_busy[0]:
+    if _spy_busy[0]:
         return meta.__call__(cls, *a, **kw)
-    _spy_count(name)
-    _target_api_depth[0] += 1
+    _target_api_call_count[0] += 1
+    _target_api_counts[name] += 1
+    if h is not None:
+        h.call(name)
+    _spy_depth[0] += 1
     try:
         obj = meta.__call__(cls, *a, **kw)
     except BaseException as e:
-        _target_api_depth[0] -= 1
-        if _target_api_depth[0] == 0:
-            _target_api_busy[0] = True
+        _spy_depth[0] -= 1
+        if _spy_depth[0] == 0:
+            _spy_busy[0] = True
             try:
                 _spy_note_raise(orig, e, a, kw, e.__traceback__)
-                _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
-                             "args": _fp_canon(orig, a, kw)})
+                if _spy_recording(h):
+                    _spy_record({"kind": "init", "ret": {"t": "raised", "exc": type(e).__name__},
+                                 "args": _fp_canon(orig, a, kw)}, h)
             finally:
-                _target_api_busy[0] = False
+                _spy_busy[0] = False
         raise
-    _target_api_depth[0] -= 1
-    if _target_api_depth[0] == 0 and _spy_recording():
-        _target_api_busy[0] = True
+    _spy_depth[0] -= 1
+    if _spy_depth[0] == 0 and _spy_recording(h):
+        _spy_busy[0] = True
         try:
             rec = {"kind": "init", "args": _fp_canon(orig, a, kw)}
             if cls is not spy_cls:
@@ -436,13 +541,40 @@ def _spy_construct(orig, name, meta, spy_cls, cls, a, kw):
                 rec["subclassed"] = True
             else:
                 rec["ret"] = _fp(obj)
-            _spy_record(rec)
+            _spy_record(rec, h)
         finally:
-            _target_api_busy[0] = False
+            _spy_busy[0] = False
     return obj
 
 
-def _spy_class(orig, name):
+def _spy_classes_of(spy_meta, base):
+    # genuine(cls): whether cls is a class made after installation whose
+    # metaclass derives from spy_meta and which derives from base, other
+    # than base (both by
+    # identity, on the type's own __mro__); once(cls): whether cls is such
+    # a class not seen by once before, so that the making of each counts
+    # once however often its metaclass's __init__ is called.
+    seen, keep = set(), []
+
+    def genuine(cls):
+        if cls is base:
+            return False
+        try:
+            return _spy_is(spy_meta, _spy_mro(type(cls))) and _spy_is(base, _spy_mro(cls))
+        except TypeError:
+            return False
+
+    def once(cls):
+        if not genuine(cls) or id(cls) in seen:
+            return False
+        seen.add(id(cls))
+        keep.append(cls)
+        return True
+
+    return genuine, once
+
+
+def _spy_class(orig, name, h=None):
     # The spy of a class target (§4.4), patched in place: the class object
     # stays the one every name and every reference holds, so its own code
     # that names it (fractions.Fraction.__new__ calls
@@ -460,7 +592,10 @@ def _spy_class(orig, name):
     # metaclass: its making counts as the published __init_subclass__ does
     # and its constructions count as "subclassed" ones. Classes derived
     # from the target before the spy was installed keep their metaclass and
-    # are not counted. A metaclass that is an immutable type (type itself)
+    # are not counted, nor is what the spy metaclass's methods are called
+    # on directly that is neither the target nor such a class (int, a class
+    # made by calling the spy metaclass with other bases). A metaclass
+    # that is an immutable type (type itself)
     # refuses __class__ assignment only by that flag: the type pointer is
     # then written as object.__class__'s setter would, after the same
     # layout checks. Raises, changing nothing, for a class that cannot be
@@ -474,15 +609,23 @@ def _spy_class(orig, name):
         sig = (True, _spy_inspect.signature(orig))
     except Exception as e:
         sig = (False, e)
+    box = []
 
-    def __call__(cls, *a, **kw):
-        return _spy_construct(orig, name, meta, orig, cls, a, kw)
+    def construct(cls, a, kw):
+        if cls is not orig and not (box and box[0](cls)):
+            return meta.__call__(cls, *a, **kw)
+        return _spy_construct(orig, name, meta, orig, cls, a, kw, h)
 
-    def __init__(cls, *a, **kw):
+    def made(cls, a, kw):
         # A class made from the target after installation.
         meta.__init__(cls, *a, **kw)
-        _spy_count(name)
-        _spy_record({"kind": "subclass"})
+        if box and box[1](cls):
+            _spy_count(name, h)
+            _spy_record({"kind": "subclass"}, h)
+
+    mro = _spy_mro
+    dict_of = type.__dict__["__dict__"].__get__
+    getattr_static = _spy_inspect.getattr_static
 
     def __signature__(cls):
         # inspect.signature(Target) is the target's, not that of the spy
@@ -492,22 +635,26 @@ def _spy_class(orig, name):
             if sig[0]:
                 return sig[1]
             raise sig[1].with_traceback(None)
-        for base in type.__dict__["__mro__"].__get__(cls):
-            d = type.__dict__["__dict__"].__get__(base)
+        for base in mro(cls):
+            d = dict_of(base)
             if "__signature__" in d:
                 v = d["__signature__"]
                 return v.__get__(None, cls) if hasattr(type(v), "__get__") else v
-        v = _spy_inspect.getattr_static(meta, "__signature__", None)
+        v = getattr_static(meta, "__signature__", None)
         if v is not None:
             return v.__get__(cls, type(cls)) if hasattr(type(v), "__get__") else v
         raise AttributeError("__signature__")
 
+    ctx = _spy_types.SimpleNamespace(construct=construct, made=made)
     spy_meta = type(meta)(meta.__name__, (meta,), {
-        "__call__": __call__, "__init__": __init__, "__signature__": property(__signature__),
+        "__call__": _spy_tramp(_spy_t_call, ctx, "__call__", "_spy_class.<locals>.__call__", ("cls", "*a", "**kw")),
+        "__init__": _spy_tramp(_spy_t_init, ctx, "__init__", "_spy_class.<locals>.__init__", ("cls", "*a", "**kw")),
+        "__signature__": property(_spy_export(__signature__)),
         "__module__": meta.__module__, "__qualname__": meta.__qualname__, "__doc__": meta.__doc__})
     for a in ("__basicsize__", "__itemsize__", "__dictoffset__", "__weakrefoffset__"):
         if getattr(spy_meta, a) != getattr(meta, a):
             raise TypeError("the spy metaclass of %s differs in layout (%s)" % (orig.__qualname__, a))
+    box.extend(_spy_classes_of(spy_meta, orig))
     try:
         orig.__class__ = spy_meta
     except TypeError:
@@ -549,7 +696,7 @@ def _spy_type_modified(cls):
         pass
 
 
-def _spy_subclass(orig, name):
+def _spy_subclass(orig, name, h=None):
     # The spy of a class target that cannot be patched in place (a built-in
     # or otherwise immutable type: datetime.datetime, itertools.accumulate;
     # see _spy_class): a subclass of the same name, module and qualified
@@ -557,53 +704,76 @@ def _spy_subclass(orig, name):
     # target's and counts each call of the class as _spy_class's does. The
     # subclass defines neither __init__ nor __new__, so code that reads the
     # class's signature sees the target's. __init_subclass__ counts
-    # `class X(Target)` as the published spy does. Such types' own code
-    # never looks their name up in a module, so super(Name, cls) cannot
-    # reach the subclass.
+    # `class X(Target)` as the published spy does, once per class, and not
+    # when it is called on the subclass itself. Such types' own code never
+    # looks their name up in a module, so super(Name, cls) cannot reach the
+    # subclass.
     meta = type(orig)
     made = []
+    box = []
 
-    def __call__(cls, *a, **kw):
-        return _spy_construct(orig, name, meta, made[0], cls, a, kw)
+    def construct(cls, a, kw):
+        if not made or (cls is not made[0] and not box[0](cls)):
+            return meta.__call__(cls, *a, **kw)
+        return _spy_construct(orig, name, meta, made[0], cls, a, kw, h)
 
-    def __init_subclass__(cls, **kw):
-        _spy_count(name)
-        _spy_record({"kind": "subclass"})
+    def subclass(cls, kw):
+        if box and box[1](cls):
+            _spy_count(name, h)
+            _spy_record({"kind": "subclass"}, h)
         super(made[0], cls).__init_subclass__(**kw)
 
-    spy_meta = type(meta)(meta.__name__, (meta,), {"__call__": __call__, "__module__": meta.__module__,
-                                                   "__qualname__": meta.__qualname__})
-    class _spy_signature:
+    signature = _spy_inspect.signature
+
+    def __get__(self, inst, owner):
         # inspect.signature(spy) is the target's, not that of the
         # metaclass's __call__; instances and subclasses are left to inspect.
-        def __get__(self, inst, owner):
-            if inst is not None or owner is not made[0]:
-                raise AttributeError("__signature__")
-            return _spy_inspect.signature(orig)
+        if inst is not None or owner is not made[0]:
+            raise AttributeError("__signature__")
+        return signature(orig)
 
-    ns = {"__init_subclass__": __init_subclass__, "__module__": orig.__module__,
-          "__qualname__": orig.__qualname__, "__doc__": orig.__doc__, "__signature__": _spy_signature()}
+    ctx = _spy_types.SimpleNamespace(construct=construct, subclass=subclass)
+    spy_meta = type(meta)(meta.__name__, (meta,), {
+        "__call__": _spy_tramp(_spy_t_call, ctx, "__call__", "_spy_subclass.<locals>.__call__", ("cls", "*a", "**kw")),
+        "__module__": meta.__module__, "__qualname__": meta.__qualname__})
+    sig_descr = type("_spy_signature", (), {"__get__": _spy_export(__get__), "__module__": "__main__",
+                                            "__qualname__": "_spy_subclass.<locals>._spy_signature"})
+    ns = {"__init_subclass__": _spy_tramp(_spy_t_init_subclass, ctx, "__init_subclass__",
+                                          "_spy_subclass.<locals>.__init_subclass__", ("cls", "**kw")),
+          "__module__": orig.__module__, "__qualname__": orig.__qualname__, "__doc__": orig.__doc__,
+          "__signature__": sig_descr()}
     if "__slots__" in vars(orig):
         ns["__slots__"] = ()
     spy = spy_meta(orig.__name__, (orig,), ns)
+    box.extend(_spy_classes_of(spy_meta, spy))
     made.append(spy)
     return spy
 
 
+def _spy_checker(h):
+    # The call-record check against h's records, for _spy_check_calls.
+    def check(expected_json):
+        return _spy_check(expected_json, h)
+    return check
+
+
 def _spy_seal():
-    # A private namespace for the monitor's functions: the same state objects,
-    # with a copy of the builtins taken now, before the completion runs.
-    # Spies and the call-record check built from it keep working on the real
-    # builtins and helpers whatever the completion rebinds later.
+    # The monitor's private namespace: its functions rebuilt over a copy of
+    # the script's globals (the same public state objects) with a copy of
+    # the builtins taken now, before the completion runs, and their own
+    # nesting depth and busy flag. No object the completion can reach holds
+    # a function of it, so neither it nor its builtins can be rebound later.
+    # _spy_exposed, the namespace of the trampolines and exported functions,
+    # holds only another copy of the builtins.
     ns = dict(globals())
     ns["__builtins__"] = dict(vars(_spy_builtins))
-    hook = ns.pop("_spy_hook", None)
+    ns.pop("_spy_hook", None)
+    ns["_spy_depth"] = [0]
+    ns["_spy_busy"] = [False]
+    ns["_spy_exposed"] = {"__builtins__": dict(vars(_spy_builtins)), "__name__": ns.get("__name__")}
     for k, v in list(ns.items()):
         if type(v) is _spy_types.FunctionType and k.startswith(("_fp", "_spy", "_target_api")):
-            defaults = v.__defaults__
-            if hook is not None and k in ("_spy_recording", "_spy_count", "_spy_record", "_spy_check_calls"):
-                defaults = (hook,)
-            f = _spy_types.FunctionType(v.__code__, ns, v.__name__, defaults, v.__closure__)
+            f = _spy_types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
             f.__kwdefaults__ = v.__kwdefaults__
             ns[k] = f
     return ns
@@ -612,12 +782,15 @@ def _spy_seal():
 # Why each target that could not be spied was not (novelapi extension):
 # the runner reports the task, not the completion, for it (§4.4).
 _target_api_spy_failed = {}
+_spy_ns = None
 try:
     _spy_ns = _spy_seal()
-    _spy_check_calls = _spy_ns["_spy_check_calls"]
+    _spy_check_calls = _spy_ns["_spy_tramp"](
+        _spy_t_check, _spy_types.SimpleNamespace(check=_spy_ns["_spy_checker"](_spy_hook)),
+        "_spy_check_calls", "_spy_check_calls", ("expected_json",))
     for _n in _target_api_names:
         try:
-            if not _spy_ns["_spy_install"](_n):
+            if not _spy_ns["_spy_install"](_n, None, _spy_hook):
                 _target_api_spy_failed[_n] = "%s does not name an attribute of an importable module" % _n
         except Exception as _spy_e:
             _target_api_spy_failed[_n] = "%s: %s" % (type(_spy_e).__name__, str(_spy_e)[:300])
@@ -626,12 +799,12 @@ except Exception as _spy_e:
     _target_api_spy_failed[_target_api_name] = "the monitor failed: %s: %s" % (type(_spy_e).__name__, str(_spy_e)[:300])
 for _spy_path, _spy_target in _target_api_aliases:
     try:
-        _spy_ns["_spy_install"](_spy_path, _spy_target)
+        _spy_ns["_spy_install"](_spy_path, _spy_target, _spy_hook)
     except Exception:
         pass
 if _spy_hook is not None:
     _spy_hook.register(_target_api_spy_installed, _target_api_call_count, _spy_check_calls, _spy_made,
-                       _spy_ns if "_spy_ns" in globals() else None, dict(_target_api_spy_failed))
-    if "_spy_ns" in globals():
-        del _spy_hook, _spy_ns
+                       (_spy_ns, _spy_ns["_spy_exposed"]) if _spy_ns is not None else (),
+                       dict(_target_api_spy_failed))
+del _spy_hook, _spy_ns
 # --- end target-API call monitor ---

@@ -510,14 +510,16 @@ def make_spy_hook():
                 pass
 
     def recording():
-        return st["phase"] == "solution"
+        # False once the records are full: the spy then builds none.
+        return st["phase"] == "solution" and len(st["calls"]) < MAX_RECORDS
 
     def calls():
         return [_loads(c) for c in st["calls"]]
 
     def register(installed, counter, check, made=None, ns=None, failed=None):
         if st["reg"] is None:
-            st["reg"] = {"installed": bool(installed), "counter": counter, "made": made or [], "ns": ns,
+            st["reg"] = {"installed": bool(installed), "counter": counter, "made": list(made or []),
+                         "ns": tuple(ns) if type(ns) is tuple else (),
                          "failed": plain(failed) if type(failed) is dict else {}}
 
     return types.SimpleNamespace(call=call, record=record, recording=recording, calls=calls, register=register), st
@@ -775,10 +777,12 @@ def make_audit_hook(private, sol_start, tamper):
     # not obtain a frame (sys._getframe, a traceback's, a generator's, also
     # through inspect or traceback.walk_*), walk the garbage collector,
     # trace or profile, register monitoring callbacks, add audit hooks,
-    # build code objects, use ctypes, open /proc/*/mem, or read the
-    # defaults of the monitor's functions that hold the spy's hook. A
-    # refused event is reported to the judge (HARNESS_TAMPER) before it
-    # raises.
+    # build code objects, use ctypes, open /proc/*/mem, read the defaults
+    # of the monitor's functions that hold the spy's hook or a spy's
+    # context, or replace the code of a function of the monitor (which
+    # would hand it those defaults). private holds the runner's and the
+    # monitor's namespaces. A refused event is reported to the judge
+    # (HARNESS_TAMPER) before it raises.
     trusted_dirs = tuple(sorted({os.path.dirname(os.__file__) + "/"} |
                                 {p.rstrip("/") + "/" for p in sys.path if p.startswith("/usr/")} | {"/job/"}))
     busy = set()
@@ -789,7 +793,8 @@ def make_audit_hook(private, sol_start, tamper):
                         "sys._settraceallthreads", "sys._setprofileallthreads", "sys.monitoring.register_callback",
                         "sys.addaudithook", "code.__new__"))
     by_caller = frozenset(("sys._getframe", "gc.get_objects", "gc.get_referrers", "gc.get_referents"))
-    watched = always | by_caller | frozenset(("object.__getattr__", "open", "compile", "marshal.loads"))
+    watched = always | by_caller | frozenset(("object.__getattr__", "object.__setattr__", "open", "compile",
+                                              "marshal.loads"))
     walkers = frozenset(("walk_stack", "walk_tb"))
     priv = frozenset(id(d) for d in private if d is not None)
 
@@ -846,6 +851,11 @@ def make_audit_hook(private, sol_start, tamper):
                         vals = d.values() if type(d) is dict else d if type(d) is tuple else ()
                         if any(type(v) is types.SimpleNamespace for v in vals):
                             refuse("the spy's hook")
+                return
+            if event == "object.__setattr__":
+                if len(args) >= 2 and type(args[1]) is str and args[1] == "__code__" and type(args[0]) is types.FunctionType \
+                        and id(args[0].__globals__) in priv:
+                    refuse("a new __code__ for a function of the monitor")
                 return
             if event == "open":
                 p = args[0] if args else None
@@ -954,7 +964,7 @@ def candidate_main(job, parts, req_fd, chan_fd):
         if name == "solution":
             pub_start = public_count(g)
             reg = priv["reg"] or {}
-            sys.addaudithook(make_audit_hook((globals(), reg.get("ns")), sol_start, tamper))
+            sys.addaudithook(make_audit_hook((globals(),) + reg.get("ns", ()), sol_start, tamper))
         ok, v = run(_exec_unit, unit, g)
         check_tamper()
         if not ok:
