@@ -61,6 +61,15 @@ func TestCheckCode_ForgedCalls(t *testing.T) {
 		{"HookClass", "for _c in object.__subclasses__():\n    if _c.__name__ == 'Hook':\n" +
 			"        _c.call.__defaults__[0]['counts'].setdefault('solution', {})['numpy.unstack'] = 3\n_target_api_call_count[0] += 3"},
 		{"PublicCounter", "_target_api_call_count[0] += 3\n_target_api_counts['numpy.unstack'] = 3"},
+		// Library code the runner's reporting used, patched: the JSON
+		// encoder, os.write, the builtins (with the public counter agreeing).
+		{"JSONEncoder", "import json\nclass E(json.JSONEncoder):\n    def encode(self, o):\n        if isinstance(o, dict) and o.get('t') == 'spy':\n" +
+			"            o['rec']['count'] = 3\n            o['rec']['apis'] = {'numpy.unstack': 3}\n        return super().encode(o)\njson._default_encoder = E()"},
+		{"OsWrite", "import os, json\n_w = os.write\ndef w(fd, data):\n    try:\n        m = json.loads(bytes(data))\n        if m.get('t') == 'spy':\n" +
+			"            m['rec']['count'] = 3\n            m['rec']['apis'] = {'numpy.unstack': 3}\n            data = (json.dumps(m) + '\\n').encode()\n" +
+			"    except Exception:\n        pass\n    _w(fd, data)\n    return len(data)\nos.write = w"},
+		{"Builtins", "import builtins\n_s = builtins.sum\nbuiltins.sum = lambda it, *a: 3 if type(it).__name__ == 'dict_values' else _s(it, *a)\n" +
+			"_target_api_call_count[0] += 3"},
 		{"ChannelWrite", "import os\nfor _fd in range(3, 12):\n    try:\n" +
 			"        os.write(_fd, b'{\"t\": \"spy\", \"rec\": {\"count\": 5, \"installed\": true}}\\n')\n    except OSError:\n        pass"},
 	}
