@@ -28,7 +28,8 @@ func newExtractCmd(g *globals) *cobra.Command {
 		Long: "extract builds one knowledge bundle per candidate (docs/protocol.md §1.2, §7) inside\n" +
 			"the environment: S from the live signature and the docstring; E from the docstring's doctest\n" +
 			"examples, its code blocks, the code blocks of the library's documentation (its Debian -doc\n" +
-			"package, --docs) and its installed test suite, in that order, each executed in the sandbox; M as\n" +
+			"package, --docs), other docstrings and its installed test suite, in that order, then the\n" +
+			"examples of its own module that run it without naming it, each executed in the sandbox; M as\n" +
 			"docstring-grounded prose with the release-note entry that names the API (or model-written from\n" +
 			"the source with --endpoint); C as the source without docstrings plus same-module helpers.\n" +
 			"An API without Python source (ufuncs, C and Cython classes) gets S from its live signature,\n" +
