@@ -458,7 +458,7 @@ def _tname(t):
     name = getattr(t, "__qualname__", None)
     mod = mod if type(mod) is str else "?"
     name = name if type(name) is str else "?"
-    return (mod + "." + name)[:200]
+    return (mod + ":" + name)[:200]
 
 
 def encode(value, codec, handle, spies, parts=False):

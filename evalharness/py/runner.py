@@ -697,7 +697,7 @@ def _encode_value(v, codec_mod, codec, handles, spies):
 
 def _typename(v):
     t = type(v)
-    return "%s.%s" % (type.__getattribute__(t, "__module__"), type.__getattribute__(t, "__qualname__"))
+    return "%s:%s" % (type.__getattribute__(t, "__module__"), type.__getattribute__(t, "__qualname__"))
 
 
 class Handles:
@@ -1210,7 +1210,7 @@ def make_remote(client):
 
         def __iter__(self):
             it = client.op("iter", self)
-            if type(it) is not CompletionObject:
+            if not issubclass(type(it), CompletionObject):
                 return iter(it)
             return it
 
@@ -1263,7 +1263,7 @@ def make_remote(client):
 
     def cmp(name):
         def f(self, other):
-            if type(other) is not CompletionObject:
+            if not issubclass(type(other), CompletionObject):
                 return NotImplemented
             return client.op("cmp", self, name, other)
         f.__name__ = name
@@ -1286,6 +1286,30 @@ def make_remote(client):
     return CompletionObject
 
 
+# Modules whose types a handle may not claim (see _proxy_class).
+_DATA_MODULES = frozenset({"__main__", "builtins", "numpy", "pandas"})
+
+
+def _proxy_class(base, kinds, t):
+    # The proxy class of the completion's objects of type t ("module:qualname"):
+    # a subclass of base that bears t's names, so that a test reading
+    # type(result).__name__ or __module__ reads what plain Python reads
+    # (docs/threat-model.md §4). The names are the only thing taken from
+    # the completion; past 1,000 types the proxies share base. A type of
+    # the completion's script, or one that claims a module whose classes
+    # cross as data (a real numpy array never arrives as a handle), keeps
+    # base's names: a class of its own named ndarray stays what it is.
+    cls = kinds.get(t)
+    if cls is not None:
+        return cls
+    mod, sep, qual = t.partition(":")
+    if not sep or not qual or len(kinds) >= 1000 or mod.partition(".")[0] in _DATA_MODULES:
+        return base
+    cls = type(qual.rsplit(".", 1)[-1], (base,), {"__slots__": (), "__module__": mod, "__qualname__": qual})
+    kinds[t] = cls
+    return cls
+
+
 def _exact(v, t):
     if type(v) is not t:
         raise TypeError("the completion's object converted to %s, not %s" % (type(v).__name__, t.__name__))
@@ -1299,6 +1323,7 @@ class Client:
         self.req_fd, self.chan = req_fd, chan
         self.codec_mod, self.codec = codec_mod, codec
         self.Remote = make_remote(self)
+        self.kinds = {}
         self.by_h = {}
         self.last_exc = None
         self.broken = None  # the Tamper or CandidateDied an operation ended with
@@ -1308,7 +1333,8 @@ class Client:
             raise Tamper("bad handle")
         p = self.by_h.get(h)
         if p is None:
-            p = self.Remote.__new__(self.Remote)
+            cls = _proxy_class(self.Remote, self.kinds, str(t)[:200])
+            p = cls.__new__(cls)
             object.__setattr__(p, "_nv_h", h)
             object.__setattr__(p, "_nv_t", str(t)[:200])
             self.by_h[h] = p
@@ -1354,7 +1380,7 @@ class Client:
 
         class Enc(pickle.Pickler):
             def persistent_id(self, obj):
-                if type(obj) is remote:
+                if issubclass(type(obj), remote):
                     return ("h", object.__getattribute__(obj, "_nv_h"))
                 if isinstance(obj, (types.FunctionType, type)) and getattr(obj, "__module__", None) in ("__main__", None):
                     return ("x", getattr(obj, "__qualname__", "object"))
