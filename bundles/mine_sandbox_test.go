@@ -75,16 +75,8 @@ func TestExtract_TestSuiteExamples(t *testing.T) {
 // numpy 2.2), which MaskedArray operations call, from numpy/ma/tests/test_core.py
 // (ExtractRules 18).
 func TestExtract_ModuleTestExamples(t *testing.T) {
-	runner := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-sci")
 	c := bundles.Candidate{APIName: "numpy.ma.core.get_masked_subclass", Kind: bundles.KindFunction, Library: "numpy", NewVersion: "2.2.4"}
-	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: []bundles.Candidate{c}, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 1 {
-		t.Fatalf("no bundle (%+v)", sum)
-	}
+	bs := extractOne(t, "trixie-sci", c)
 	i := slices.IndexFunc(bs[0].Examples, func(e bundles.Example) bool {
 		return e.Source == bundles.SourceTests && e.Status == bundles.StatusExecuted
 	})
@@ -104,16 +96,8 @@ func TestExtract_ModuleTestExamples(t *testing.T) {
 // whose docstring says it is used internally when a model like the one in
 // its Markdown fence is defined (ExtractRules 20).
 func TestExtract_ModuleDocstringExamples(t *testing.T) {
-	runner := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-pydantic")
 	c := bundles.Candidate{APIName: "pydantic.fields.FieldInfo.from_annotation", Kind: bundles.KindMethod, Library: "pydantic", NewVersion: "2.10.6"}
-	bs, sum, err := bundles.Extract(t.Context(), runner, bundles.ExtractConfig{Env: env, Candidates: []bundles.Candidate{c}, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 1 {
-		t.Fatalf("no bundle (%+v)", sum)
-	}
+	bs := extractOne(t, "trixie-pydantic", c)
 	i := slices.IndexFunc(bs[0].Examples, func(e bundles.Example) bool {
 		return e.Source == bundles.SourceDocstringBlock && e.Status == bundles.StatusExecuted
 	})
@@ -125,4 +109,18 @@ func TestExtract_ModuleDocstringExamples(t *testing.T) {
 		strings.Contains(e.Code, "from_annotation") || !strings.Contains(e.Code, "class MyModel(pydantic.BaseModel):") {
 		t.Errorf("example %+v; want a block of FieldInfo.from_annotation's docstring defining MyModel", e)
 	}
+}
+
+// extractOne extracts candidate c in environment env with one worker and
+// returns its bundle, failing the test when none is made.
+func extractOne(t *testing.T, env string, c bundles.Candidate) []bundles.Bundle {
+	t.Helper()
+	bs, sum, err := bundles.Extract(t.Context(), sandboxtest.Runner(t), bundles.ExtractConfig{Env: sandboxtest.Env(t, env), Candidates: []bundles.Candidate{c}, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 {
+		t.Fatalf("no bundle (%+v)", sum)
+	}
+	return bs
 }
