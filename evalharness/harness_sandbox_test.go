@@ -14,8 +14,15 @@ import (
 // or skips (fails in CI) when they are missing.
 func newTestHarness(t testing.TB) *Harness {
 	t.Helper()
+	return newTestHarnessIn(t, "trixie-sci")
+}
+
+// newTestHarnessIn is a harness whose tasks that name no environment run
+// in the environment called name (a task that names one runs in it).
+func newTestHarnessIn(t testing.TB, name string) *Harness {
+	t.Helper()
 	r := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-sci")
+	env := sandboxtest.Env(t, name)
 	h, err := New(Config{Runner: r, Store: debenv.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
 	if err != nil {
 		t.Fatal(err)

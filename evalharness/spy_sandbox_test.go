@@ -5,10 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/pool"
-	"github.com/novelapi/novelapi/sandbox"
-	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
 // spyCase is code that must run under the spy on api and call it calls
@@ -76,12 +73,7 @@ func TestSpy_EveryKindOfCallable(t *testing.T) {
 // __init__ (Matrix defines __new__; primepi and totient evaluate to an
 // Integer in __new__) and checks their results are sympy's.
 func TestSpy_Sympy(t *testing.T) {
-	r := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "trixie-arena")
-	h, err := New(Config{Runner: r, Store: debenv.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHarnessIn(t, "trixie-arena")
 	checkSpyCases(t, h, "sympy", []spyCase{
 		{"Matrix", "sympy.Matrix", "import sympy\nm = sympy.Matrix([[1, 2], [3, 4]])\nassert m.det() == -2 and m.shape == (2, 2)", 1},
 		{"primepi", "sympy.primepi", "from sympy import primepi\nassert primepi(10) == 4", 1},

@@ -3,10 +3,7 @@ package evalharness
 import (
 	"testing"
 
-	"github.com/novelapi/novelapi/debenv"
 	"github.com/novelapi/novelapi/pool"
-	"github.com/novelapi/novelapi/sandbox"
-	"github.com/novelapi/novelapi/sandbox/sandboxtest"
 )
 
 // The judge's proxy of a library object that crosses as a handle bears its
@@ -15,14 +12,9 @@ import (
 // (sid-wide, scipy 1.17; testdata/typename) asserts
 // type(result).__name__ == 'RigidTransform', which plain Python passes and
 // the judge failed, so its reference got no call records (reference_failed)
-// and C1 dropped it, as it dropped 13 of 24 such tasks of the wide run.
+// and C1 dropped it.
 func TestRecordExpectedCalls_ProxyTypeNames(t *testing.T) {
-	r := sandboxtest.Runner(t)
-	env := sandboxtest.Env(t, "sid-sci")
-	h, err := New(Config{Runner: r, Store: debenv.OpenStore(sandboxtest.Home()), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHarnessIn(t, "sid-sci")
 	tasks, err := pool.LoadTasks("testdata/typename/tasks.jsonl", pool.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

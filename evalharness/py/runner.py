@@ -1333,10 +1333,11 @@ class Client:
             raise Tamper("bad handle")
         p = self.by_h.get(h)
         if p is None:
-            cls = _proxy_class(self.Remote, self.kinds, str(t)[:200])
+            t = str(t)[:200]
+            cls = _proxy_class(self.Remote, self.kinds, t)
             p = cls.__new__(cls)
             object.__setattr__(p, "_nv_h", h)
-            object.__setattr__(p, "_nv_t", str(t)[:200])
+            object.__setattr__(p, "_nv_t", t)
             self.by_h[h] = p
         return p
 
