@@ -376,20 +376,20 @@ class Encoder(pickle._Pickler):
             key = (mod, getattr(obj, "__qualname__", ""))
             if (key in _STDLIB_CLASSES or mod.split(".")[0] in self._codec.tops) and _library_type(obj):
                 return None
-            return ("h", self._handle(obj), _tname(t))
+            return ("h", self._handle(obj), tname(t))
         if t.__name__ == "ufunc":
             ref = self._ref(obj)
             if ref is not None:
                 return ref
         if callable(obj) and isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)) or \
                 t.__name__ == "ufunc":
-            return ("h", self._handle(obj), _tname(t))
+            return ("h", self._handle(obj), tname(t))
         mod = getattr(t, "__module__", "") or ""
         lib = (mod.split(".")[0] in self._codec.tops or (mod, getattr(t, "__qualname__", "")) in _STDLIB_CLASSES) \
             and not _denied(mod)
         if lib and (_library_type(t) or _numpy_dtype_class(t)):
             if self._parts and obj is not self._top and not self._admitted(obj):
-                return ("h", self._handle(obj), _tname(t))
+                return ("h", self._handle(obj), tname(t))
             return None
         if tuple in t.__mro__:
             fields = getattr(t, "_fields", None)
@@ -404,7 +404,7 @@ class Encoder(pickle._Pickler):
         if nd is not None and nd.ndarray in t.__mro__:
             # A completion's subclass of ndarray crosses as its data.
             return ("plain", nd.ndarray.view(obj, nd.ndarray))
-        return ("h", self._handle(obj), _tname(t))
+        return ("h", self._handle(obj), tname(t))
 
     def _admitted(self, obj):
         # Whether obj alone, its own parts judged the same way, pickles
@@ -453,12 +453,20 @@ def _numpy_dtype_class(t):
         return False
 
 
-def _tname(t):
-    mod = getattr(t, "__module__", None)
-    name = getattr(t, "__qualname__", None)
-    mod = mod if type(mod) is str else "?"
-    name = name if type(name) is str else "?"
-    return (mod + ":" + name)[:200]
+def tname(t):
+    """The judge's type string of class t: "module:qualname", cut to 200
+    characters ("?" for a part that is no str or that raises). Read with
+    type.__getattribute__, so a metaclass's own __getattribute__ and
+    __getattr__ are not consulted; the proxy's names come from it (runner.py
+    _proxy_class, docs/threat-model.md §4)."""
+    parts = []
+    for attr in ("__module__", "__qualname__"):
+        try:
+            v = type.__getattribute__(t, attr)
+        except BaseException:
+            v = None
+        parts.append(v if type(v) is str else "?")
+    return (parts[0] + ":" + parts[1])[:200]
 
 
 def encode(value, codec, handle, spies, parts=False):

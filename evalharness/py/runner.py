@@ -692,12 +692,7 @@ def _encode_value(v, codec_mod, codec, handles, spies):
             return data
         except BaseException:
             pass
-    return codec_mod.encode_pid(("h", handles.add(v), _typename(v)))
-
-
-def _typename(v):
-    t = type(v)
-    return "%s:%s" % (type.__getattribute__(t, "__module__"), type.__getattribute__(t, "__qualname__"))
+    return codec_mod.encode_pid(("h", handles.add(v), codec_mod.tname(type(v))))
 
 
 class Handles:
