@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -154,7 +155,7 @@ func toLowerSlow(s string) string {
 // "np.cumulative_sum" → ["cumulative_sum"]; for a dotted name it also returns
 // the trailing "Class.method" pair ("Series.case_when").
 func compoundSegments(s string) []string {
-	segs := splitDots(s)
+	segs := strings.FieldsFunc(s, func(r rune) bool { return r == '.' })
 	if len(segs) < 2 {
 		return nil
 	}
@@ -166,23 +167,6 @@ func compoundSegments(s string) []string {
 	}
 	if len(segs) >= 3 {
 		out = append(out, segs[len(segs)-2]+"."+segs[len(segs)-1])
-	}
-	return out
-}
-
-func splitDots(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' {
-			if i > start {
-				out = append(out, s[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
 	}
 	return out
 }
