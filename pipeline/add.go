@@ -101,7 +101,9 @@ type AddResult struct {
 // them to the served index as one new generation, replacing the bundles an
 // earlier add of the same library and version put there. Only then is it
 // recorded in the registry. On any error the index and the registry are as
-// they were: no half-added library is served.
+// they were: no half-added library is served. The result is returned with
+// the error too, holding what was done before it (the library read, its
+// base and layer when made), unless the library could not be read (nil).
 func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	start := time.Now()
 	log := cmp.Or(cfg.Log, slog.Default())
@@ -125,7 +127,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	reg := private.OpenRegistry(filepath.Join(cfg.Home, "private"))
 	latest, err := reg.Latest()
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	delete(latest, lib)
 
@@ -133,10 +135,10 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	suite := cmp.Or(cfg.Suite, DefaultNewSuite)
 	if cfg.Env != "" {
 		if base, err = store.Get(cfg.Env); err != nil {
-			return nil, err
+			return res, err
 		}
 		if base.Manifest.Base != "" {
-			return nil, fmt.Errorf("environment %s is itself a layer over %s: name a Debian environment", base.Name, base.Manifest.Base)
+			return res, fmt.Errorf("environment %s is itself a layer over %s: name a Debian environment", base.Name, base.Manifest.Base)
 		}
 		suite = base.Manifest.Suite
 	}
@@ -147,7 +149,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		for _, su := range packageSuites(suite) {
 			ix, err := store.PackageIndex(ctx, su, debenv.IndexConfig{Log: log})
 			if err != nil {
-				return nil, err
+				return res, err
 			}
 			indexes = append(indexes, ix)
 		}
@@ -161,7 +163,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 
 	deps, err := dependencies(src, plat, latest, indexes, reg)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	defer deps.close()
 	res.Debian, res.Private, res.Notes = deps.debian, deps.privateNames, deps.notes
@@ -170,10 +172,10 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		log.Info("add: building the base environment", "suite", suite, "debian", deps.debian)
 		if base, err = store.Build(ctx, debenv.BuildConfig{Name: suite + "-private-" + lib, Suite: suite,
 			Libraries: deps.debian, Progress: cfg.Progress, Log: log}); err != nil {
-			return nil, fmt.Errorf("base environment for %s: %w", lib, err)
+			return res, fmt.Errorf("base environment for %s: %w", lib, err)
 		}
 	} else if missing := missingPackages(base, deps.debian); len(missing) > 0 {
-		return nil, fmt.Errorf("%s needs %s, which environment %s lacks: add with --suite %s to build a base with them, or build one (novelapi env build --suite %s --libraries %s)",
+		return res, fmt.Errorf("%s needs %s, which environment %s lacks: add with --suite %s to build a base with them, or build one (novelapi env build --suite %s --libraries %s)",
 			src.Name, strings.Join(missing, ", "), base.Name, suite, suite, strings.Join(append(slices.Clone(base.Manifest.Libraries), missing...), ","))
 	}
 	res.Base = base.Name
@@ -184,35 +186,35 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	}
 	env, err := layer(src)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Env = env.Name
 	var oldEnv *sandbox.Environment
 	if cfg.OldPath != "" || cfg.OldRev != "" {
 		old, err := private.Open(ctx, cmp.Or(cfg.OldPath, cfg.Path), cfg.OldRev)
 		if err != nil {
-			return nil, err
+			return res, err
 		}
 		defer old.Close()
 		if private.LibraryName(old.Name) != lib {
-			return nil, fmt.Errorf("the old version is %s %s, not %s: diff two versions of one library", old.Name, old.Version, src.Name)
+			return res, fmt.Errorf("the old version is %s %s, not %s: diff two versions of one library", old.Name, old.Version, src.Name)
 		}
 		if old.Version == src.Version {
-			return nil, fmt.Errorf("both versions of %s are %s: a diff needs two versions", src.Name, src.Version)
+			return res, fmt.Errorf("both versions of %s are %s: a diff needs two versions", src.Name, src.Version)
 		}
 		if oldEnv, err = layer(old); err != nil {
-			return nil, fmt.Errorf("old version: %w", err)
+			return res, fmt.Errorf("old version: %w", err)
 		}
 		res.OldVersion = old.Version
 	}
 
 	work := reg.WorkDir(lib, src.Version)
 	if err := os.MkdirAll(work, 0o755); err != nil {
-		return nil, err
+		return res, err
 	}
 	docs, tests, err := projectMaterial(src)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if docs != nil || tests != nil {
 		log.Info("add: the project's own documentation and tests", "library", lib, "pages", docs.Pages(),
@@ -223,7 +225,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		Candidates: filepath.Join(work, "candidates.jsonl"), Bundles: filepath.Join(work, "bundles.jsonl"),
 		Workers: cfg.Workers, Progress: cfg.Progress, Docs: docs, Tests: tests})
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Candidates = len(lr.Candidates)
 	bs := lr.Bundles
@@ -245,16 +247,16 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		}
 	}
 	if err := bundles.WriteBundles(filepath.Join(work, "bundles.jsonl"), bs); err != nil {
-		return nil, err
+		return res, err
 	}
 	if len(bs) == 0 {
-		return nil, fmt.Errorf("%s %s: no API was kept (discovery saw %d candidates): nothing to serve", src.Name, src.Version, len(lr.Candidates))
+		return res, fmt.Errorf("%s %s: no API was kept (discovery saw %d candidates): nothing to serve", src.Name, src.Version, len(lr.Candidates))
 	}
 	res.Bundles = len(bs)
 
 	if !cfg.SkipTasks {
 		if err := addTasks(ctx, cfg, store, env, oldEnv, bs, work, res, log); err != nil {
-			return nil, err
+			return res, err
 		}
 	}
 
@@ -266,12 +268,12 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		m, err = index.Build(ctx, res.IndexDir, bs, index.BuildConfig{Progress: cfg.Progress, Logger: log})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", lib, err)
+		return res, fmt.Errorf("index %s: %w", lib, err)
 	}
 	res.Generation = m.Generation
 
 	if err := private.Stage(src, reg.StageDir(lib, src.Version)); err != nil {
-		return nil, fmt.Errorf("keep a copy of %s: %w", lib, err)
+		return res, fmt.Errorf("keep a copy of %s: %w", lib, err)
 	}
 	entry := private.Entry{Library: lib, Dist: src.Name, Version: src.Version, Source: src.Label(), Kind: src.Kind,
 		Env: env.Name, Base: base.Name, Imports: src.Imports, Import: src.Import, Debian: deps.debian,
@@ -281,7 +283,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 		es = slices.DeleteFunc(es, func(e private.Entry) bool { return e.Library == lib && e.Version == src.Version })
 		return append(es, entry), nil
 	}); err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil

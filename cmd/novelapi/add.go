@@ -41,6 +41,7 @@ generation: a running novelapi serve answers from it on its next call. See docs/
 			cfg.Progress = progressWriter(g)
 			res, err := pipeline.Add(ctx, cfg)
 			if err != nil {
+				g.failure = res // what was done, for --json
 				return err
 			}
 			if jsonOut {

@@ -74,8 +74,9 @@ the others are kept, and the command exits non-zero.`,
 			if err != nil {
 				return err
 			}
+			failed := failedLibraries(env)
 			if asJSON {
-				if err := writeJSON(g.stdout, env); err != nil {
+				if err := writeJSONResult(g.stdout, env, failed); err != nil {
 					return err
 				}
 			} else {
@@ -84,7 +85,7 @@ the others are kept, and the command exits non-zero.`,
 					return err
 				}
 			}
-			return failedLibraries(env)
+			return failed
 		},
 	}
 	cmd.Flags().StringVar(&cfg.Suite, "suite", "", "Debian suite: "+strings.Join(debenv.Suites(), ", "))

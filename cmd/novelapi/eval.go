@@ -186,13 +186,20 @@ func runEvalRun(ctx context.Context, g *globals, cfg evalRunConfig) error {
 	if err != nil {
 		return err
 	}
-	if err := printSummary(g.stdout, out, s, cfg.json); err != nil {
+	judged := evalharness.NothingJudged(out, s)
+	if judged != nil {
+		judged = fmt.Errorf("eval run: %w", judged)
+	}
+	if cfg.json {
+		if err := writeJSONResult(g.stdout, s, judged); err != nil {
+			return err
+		}
+		return judged
+	}
+	if err := printSummary(g.stdout, out, s, false); err != nil {
 		return err
 	}
-	if err := evalharness.NothingJudged(out, s); err != nil {
-		return fmt.Errorf("eval run: %w", err)
-	}
-	return nil
+	return judged
 }
 
 // newRunner returns the sandbox backend named by --backend.

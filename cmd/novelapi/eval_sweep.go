@@ -148,7 +148,7 @@ func runEvalSweep(cmd *cobra.Command, g *globals, cfg evalSweepConfig) error {
 		Progress: progressWriter(g), Log: g.log,
 	})
 	if cfg.json {
-		if werr := writeJSON(g.stdout, sum); werr != nil && err == nil {
+		if werr := writeJSONResult(g.stdout, sum, err); werr != nil && err == nil {
 			err = werr
 		}
 		return err

@@ -79,10 +79,10 @@ func newExtractCmd(g *globals) *cobra.Command {
 			cfg.Progress = progressWriter(g)
 			_, sum, err := bundles.Extract(cmd.Context(), runner, cfg)
 			if asJSON {
-				if jerr := writeJSON(g.stdout, struct {
+				if jerr := writeJSONResult(g.stdout, struct {
 					bundles.ExtractSummary
 					Out string `json:"out"`
-				}{sum, cfg.Out}); jerr != nil && err == nil {
+				}{sum, cfg.Out}, err); jerr != nil && err == nil {
 					err = jerr
 				}
 			} else {

@@ -108,7 +108,7 @@ task. A rerun resumes: tasks already in --out are skipped, failed ones are retri
 				return err // nothing was attempted: no summary to print
 			}
 			if jsonOut {
-				if werr := writeJSON(g.stdout, sum); werr != nil && err == nil {
+				if werr := writeJSONResult(g.stdout, sum, err); werr != nil && err == nil {
 					err = werr
 				}
 			} else {

@@ -5,12 +5,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 func main() {
@@ -24,17 +25,30 @@ func main() {
 // 0 success, 1 runtime error, 2 usage error, 3 partial success (up with
 // libraries left out).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	out := &countingWriter{w: stdout}
+	root, g := newRootCmd(stdin, out, stderr)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "novelapi: %v\n", err)
-		if isUsage(err) {
-			return 2
-		}
-		if _, ok := errors.AsType[*partialError](err); ok {
-			return 3
-		}
-		return 1
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return 0
 	}
-	return 0
+	fmt.Fprintf(stderr, "novelapi: %v\n", err)
+	// Under --json a script reads stdout: a failure is an object too,
+	// unless the command printed its own.
+	if cmd != nil && jsonRequested(cmd) && !g.jsonDone && (g.failureOut != nil || out.n == 0) {
+		var w io.Writer = out
+		if g.failureOut != nil {
+			w = g.failureOut
+		}
+		if jerr := writeJSONResult(w, g.failure, err); jerr != nil {
+			fmt.Fprintf(stderr, "novelapi: %v\n", jerr)
+		}
+	}
+	return exitCode(err)
+}
+
+// jsonRequested reports whether cmd has a --json flag that is set.
+func jsonRequested(cmd *cobra.Command) bool {
+	f := cmd.Flags().Lookup("json")
+	return f != nil && f.Value.String() == "true"
 }

@@ -46,6 +46,13 @@ type globals struct {
 	home   string // $NOVELAPI_HOME, default user cache dir + /novelapi
 	log    *slog.Logger
 	quiet  bool
+	// failure is what a command that fails under --json had done; run
+	// prints it with the error (writeJSONResult) to failureOut (nil:
+	// stdout). jsonDone marks a command that printed its --json object
+	// itself, error included, to a stream other than stdout.
+	failure    any
+	failureOut io.Writer
+	jsonDone   bool
 }
 
 // homeDir returns $NOVELAPI_HOME or the user's cache directory + "/novelapi".
@@ -59,7 +66,7 @@ func homeDir() string {
 	return filepath.Join(os.TempDir(), "novelapi")
 }
 
-func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "novelapi",
@@ -85,7 +92,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(g))
 	}
-	return root
+	return root, g
 }
 
 // commands lists the subcommand constructors; each lives in its own file.

@@ -49,10 +49,18 @@ library joins the served index as its extraction completes.
 
 A library that a suite has no package for, that does not load, or whose extraction fails is left out
 and the others go on; the figures (and --json's "left_out") say which and why, and up exits 3. Only when
-no library is left is it an error (exit 1).`,
+no library is left is it an error (exit 1). Under --json the object also has "error" and
+"exit_code" whenever up does not succeed, with the figures of what was done.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			// In stdio mode stdout belongs to JSON-RPC: figures, and a
+			// failure under --json, go to stderr.
+			out := g.stdout
+			if !noServe && httpAddr == "" {
+				out = g.stderr
+			}
+			g.failureOut = out
 			if projectDir != "" && !noServe {
 				// Fail before the build, not after it.
 				if err := project.CheckDir(projectDir); err != nil {
@@ -74,11 +82,6 @@ no library is left is it an error (exit 1).`,
 					return err
 				}
 			}
-			// In stdio mode stdout belongs to JSON-RPC: figures go to stderr.
-			out := g.stdout
-			if !noServe && httpAddr == "" {
-				out = g.stderr
-			}
 			// Serving starts as soon as the index is current; the task
 			// stages go on meanwhile, and the figures print when they are
 			// done. When serving ends, the stages still running stop
@@ -98,26 +101,38 @@ no library is left is it an error (exit 1).`,
 				}
 			}
 			sum, err := pipeline.Up(upCtx, cfg)
+			left := leftOut(sum)
+			var stageErr error
 			switch {
 			case err != nil && !serving:
+				g.failure = sum
 				return err
 			case err != nil && upCtx.Err() == nil:
 				g.log.Error("up: a stage failed after the index was served; still serving", "err", err)
-			case err == nil && jsonOut:
-				if err := writeJSON(out, sum); err != nil {
+				stageErr = err
+				if jsonOut {
+					g.jsonDone = true
+					if jerr := writeJSONResult(out, sum, err); jerr != nil {
+						return jerr
+					}
+				}
+			case err != nil:
+				// Serving ended first and stopped the stages still running.
+			case jsonOut:
+				g.jsonDone = true
+				if err := writeJSONResult(out, sum, left); err != nil {
 					return err
 				}
-			case err == nil:
+			default:
 				printUp(out, sum)
 			}
-			left := leftOut(sum)
 			if noServe {
 				return left
 			}
 			if err := <-served; err != nil {
 				return err
 			}
-			return left
+			return cmp.Or(stageErr, left)
 		},
 	}
 	ep.register(cmd)
