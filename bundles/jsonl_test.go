@@ -299,3 +299,28 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find(unknown) err = %v", err)
 	}
 }
+
+// TestReadBundles_OtherFiles: a file of another kind handed over as
+// bundles (a task pool's tasks.jsonl and expected_calls.jsonl, discover's
+// candidates) is refused at its first line, naming the file, the line and
+// the kind of file it looks like.
+func TestReadBundles_OtherFiles(t *testing.T) {
+	tests := []struct{ name, path, want string }{
+		{"Tasks", "../evalharness/testdata/tasks/tasks.jsonl", "not a bundle: it has task_id and test_harness, as a line of a task pool's tasks.jsonl has"},
+		{"ExpectedCalls", "../evalharness/testdata/tasks/expected_calls.jsonl", "not a bundle: it has task_id, as the lines of a task pool's files"},
+		{"Candidates", filepath.Join("testdata", "formats", "candidates.jsonl"), "as a line of a candidates file (novelapi discover's output) has"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bs, _, err := bundles.ReadBundles(tt.path, jsonl.ReadOptions{})
+			pe, ok := errors.AsType[*jsonl.ParseError](err)
+			if !ok || pe.Path != tt.path || pe.Line != 1 || !strings.HasPrefix(err.Error(), tt.path+":1: ") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ReadBundles(%s) = %d bundles, %v; want a ParseError at line 1 with %q", tt.path, len(bs), err, tt.want)
+			}
+			_, st, err := bundles.ReadBundles(tt.path, jsonl.ReadOptions{SkipBad: true})
+			if err != nil || st.Records != 0 || st.Skipped == 0 {
+				t.Errorf("with SkipBad: %+v, %v; want every line skipped", st, err)
+			}
+		})
+	}
+}

@@ -308,6 +308,9 @@ func LoadTasks(path string, opts LoadOptions) ([]*Task, error) {
 	err := readJSONL(path, func(line int, data []byte) error {
 		t := new(Task)
 		err := json.Unmarshal(data, t)
+		if err == nil && t.TaskID == "" {
+			err = notTask(data)
+		}
 		if err == nil {
 			err = t.Validate(opts.AllowCustomSetup)
 		}
@@ -483,4 +486,18 @@ func leafOf(name string) string {
 		return name[i+1:]
 	}
 	return name
+}
+
+// notTask says why a record without a task_id is no task when it is a
+// line of a bundles file (s_name and s_param); nil otherwise, leaving the
+// record to [Task.Validate].
+func notTask(data []byte) error {
+	var keys struct {
+		SName  *json.RawMessage `json:"s_name"`
+		SParam *json.RawMessage `json:"s_param"`
+	}
+	if json.Unmarshal(data, &keys) != nil || keys.SName == nil || keys.SParam == nil {
+		return nil
+	}
+	return errors.New("not a task: it has no task_id, and s_name and s_param, as a line of bundles.jsonl has; pass the bundles with --bundles and the task pool's tasks.jsonl with --tasks")
 }

@@ -49,3 +49,13 @@ func TestTask_Validate_ImportedPools(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadTasks_BundlesFile: a bundles file handed over as tasks is
+// refused at its first line as a bundles file.
+func TestLoadTasks_BundlesFile(t *testing.T) {
+	path := "../bundles/testdata/formats/published.jsonl"
+	_, err := pool.LoadTasks(path, pool.LoadOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), path+":1: not a task") || !strings.Contains(err.Error(), "as a line of bundles.jsonl has") {
+		t.Errorf("LoadTasks(%s) = %v; want line 1 named a line of bundles.jsonl", path, err)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,4 +89,34 @@ func slicesWithout(xs []string, drop string) []string {
 		}
 	}
 	return out
+}
+
+// TestBundlesFlag_OtherFile: a task pool's tasks.jsonl handed to --bundles
+// is refused, naming the file and line and saying it looks like a tasks
+// file; a bundles file handed to --tasks likewise.
+func TestBundlesFlag_OtherFile(t *testing.T) {
+	const tasks = "../../evalharness/testdata/tasks/tasks.jsonl"
+	const bundlesFile = "../../bundles/testdata/fixture/bundles.jsonl"
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"IndexBuild", []string{"index", "build", "--bundles", tasks, "--index", filepath.Join(dir, "idx")}, tasks + ":1: not a bundle: it has task_id and test_harness, as a line of a task pool's tasks.jsonl has"},
+		{"TasksBuild", []string{"tasks", "build", "--bundles", tasks, "--env", "trixie-sci", "--out", filepath.Join(dir, "pool", "tasks.jsonl")}, tasks + ":1: not a bundle"},
+		{"Render", []string{"render", "--bundles", tasks, "--api", "numpy.cumulative_sum", "--condition", "S"}, tasks + ":1: not a bundle"},
+		{"EvalRunTasks", []string{"eval", "run", "--tasks", bundlesFile, "--predictions", bundlesFile, "--out", filepath.Join(dir, "run")}, bundlesFile + ":1: not a task: it has no task_id, and s_name and s_param, as a line of bundles.jsonl has"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runArgs(t, t.TempDir(), tt.args...)
+			if code != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("novelapi %v: exit %d, stderr:\n%s\nwant exit 1 and %q", tt.args, code, stderr, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "idx")); err == nil {
+		t.Errorf("index build from a tasks file left an index")
+	}
 }
