@@ -553,6 +553,9 @@ func Remove(ctx context.Context, cfg RemoveConfig) (*RemoveResult, error) {
 			}
 			os.RemoveAll(reg.WorkDir(lib, g.Version))
 		}
+		// The library's directory goes with its last version (Remove
+		// fails on one that still holds something).
+		os.Remove(filepath.Dir(reg.WorkDir(lib, gone[0].Version)))
 	}
 	return res, nil
 }

@@ -121,6 +121,9 @@ func TestAdd_PrivateDependency(t *testing.T) {
 	if _, err := st.Get(rj.Env); err == nil {
 		t.Errorf("rm left the environment %s", rj.Env)
 	}
+	if _, err := os.Stat(filepath.Join(home, "private", "jsonlines")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("rm left %s/private/jsonlines: %v", home, err)
+	}
 	t.Cleanup(func() { st.Remove(t.Context(), ra.Env) })
 }
 
