@@ -33,8 +33,7 @@ func (h *Harness) Evaluate(ctx context.Context, task *pool.Task, expected *pool.
 	if err != nil {
 		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, err
 	}
-	plan := planExtraction(response)
-	job.Plan = &plan
+	job.setResponse(response)
 	env, err := h.environment(task)
 	if err != nil {
 		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, fmt.Errorf("task %s: %w", task.TaskID, err)
@@ -79,7 +78,7 @@ func evalJob(task *pool.Task, expected *pool.ExpectedCalls) (runnerJob, error) {
 		Reference:     task.ReferenceSolution,
 	}
 	job.EntryPoint = task.EntryPoint
-	job.Renaming = renamingOf(task)
+	job.Join = joinOf(task)
 	if task.SpyNeeded() && task.SpyScope == pool.SpyScopeEntryPoint {
 		job.Secret.EntryCheck = task.APIName
 	}
@@ -184,6 +183,7 @@ func (h *Harness) verdict(ctx context.Context, task *pool.Task, out runOutcome, 
 		Code:      r.Code,
 		Written:   r.Written,
 		Unrenamed: r.Unrenamed,
+		Joined:    r.Joined,
 		Executed:  r.phaseDone("solution") && (r.Exception == nil || r.Exception.Phase != "all"),
 	}
 	spy := r.Spy

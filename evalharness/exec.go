@@ -47,9 +47,11 @@ type runnerJob struct {
 	// Refs are the paths a value may reference as the real object (the
 	// targets and the monitor's aliases: a spy crosses as its target).
 	Refs []string `json:"refs,omitempty"`
-	// Renaming, when set, translates the extracted completion back from a
-	// renamed pool's names before it runs (renamingOf).
-	Renaming *renamingJob `json:"renaming,omitempty"`
+	// Join, when set, joins the completion to the prompt it continues
+	// and translates a renamed pool's completion back before it runs
+	// (joinOf); nil runs the extracted completion in place of the masked
+	// region.
+	Join *joinJob `json:"join,omitempty"`
 
 	Secret secretJob `json:"-"`
 }
@@ -148,13 +150,16 @@ type runRecords struct {
 	Started   bool
 	Extracted bool
 	Code      string // the completion that ran (translated back for a renamed pool)
-	// Written is the extracted completion before a renamed pool's
-	// translation ("" when the task has none); Unrenamed is the original
-	// name that made the translation "error!", or "".
-	Written, Unrenamed string
-	Phases             []string // completed phases in order
-	Exception          *excRecord
-	Spy                *spyRecord // the state after the completion (or at its exception)
+	// Written is, for a task that continues its prompt, the completion
+	// as extracted, or as written when it continued the prompt, before
+	// the join and a renamed pool's translation ("" for other tasks);
+	// Unrenamed is the original name that made the translation "error!",
+	// or ""; Joined says how the completion was joined (joinJob: "repeats",
+	// "continues", "" in place of the masked region).
+	Written, Unrenamed, Joined string
+	Phases                     []string // completed phases in order
+	Exception                  *excRecord
+	Spy                        *spyRecord // the state after the completion (or at its exception)
 	// EntrySpy counts the target calls made inside the entry point up to the
 	// end of the test (or its exception); nil unless the job set EntryPoint.
 	EntrySpy *spyRecord
@@ -200,9 +205,10 @@ func parseRecords(data []byte, nonce string) runRecords {
 			Name   string       `json:"name"`
 			Code   string       `json:"code"`
 			Judge  *judgeFields `json:"judge"`
-			// Written and Unrenamed: a renamed pool's translation.
+			// Written, Unrenamed, Joined: the join to the prompt.
 			Written   string `json:"written"`
 			Unrenamed string `json:"unrenamed"`
+			Joined    string `json:"joined"`
 		}
 		if err := json.Unmarshal(line, &head); err != nil {
 			r.Tamper = fmt.Sprintf("malformed record %d", n+1)
@@ -229,7 +235,7 @@ func parseRecords(data []byte, nonce string) runRecords {
 			r.Started = true
 		case "extract":
 			r.Extracted, r.Code, r.Judge = true, head.Code, head.Judge
-			r.Written, r.Unrenamed = head.Written, head.Unrenamed
+			r.Written, r.Unrenamed, r.Joined = head.Written, head.Unrenamed, head.Joined
 		case "phase":
 			r.Phases = append(r.Phases, head.Name)
 		case "exception":

@@ -217,8 +217,7 @@ func (h *Harness) EvaluateLabels(ctx context.Context, task *pool.Task, expected 
 	if err != nil {
 		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, nil, err
 	}
-	plan := planExtraction(response)
-	job.Plan = &plan
+	job.setResponse(response)
 	env, err := h.environment(task)
 	if err != nil {
 		return Verdict{Status: pool.StatusInfraError, InfraError: err.Error()}, nil, err

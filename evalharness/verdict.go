@@ -55,12 +55,20 @@ type Verdict struct {
 	Retried bool `json:"retried"`
 	// Wall is the wall time of the final run.
 	Wall time.Duration `json:"wall_ns"`
-	// Code is the extracted completion (§3) that was run: for a task of a
-	// renamed pool, translated back ([pool.Task.Keywords]).
+	// Code is the extracted completion (§3) that was run: for a task
+	// that continues its prompt ([pool.Task.ContinuesPrompt]), joined to
+	// the prompt's part after the context and, for a renamed pool,
+	// translated back ([pool.Task.Keywords]).
 	Code string `json:"code"`
-	// Written is, for a task of a renamed pool, the extracted completion
-	// as written, before the translation; "" for other tasks.
+	// Written is, for a task that continues its prompt, the completion as
+	// extracted, or the response as written when it continued the prompt,
+	// before the join and the translation; "" for other tasks.
 	Written string `json:"written,omitempty"`
+	// Joined says how a completion of a task that continues its prompt
+	// was joined to it (docs/importers.md "Joining a completion"):
+	// JoinedRepeats, JoinedContinues, or "" (in place of the masked
+	// region, as for any task).
+	Joined string `json:"joined,omitempty"`
 	// Unrenamed is the name of the real library that made a renamed pool's
 	// translation "error!" (the completion names it, and the renamed
 	// library has no such name); "" otherwise.

@@ -184,6 +184,7 @@ func TestEvaluate_RenamedCompletions(t *testing.T) {
 		passed    bool
 		runs      string // a substring of the code that ran
 		unrenamed string
+		unfenced  bool // code is the response as is, else in a python fence
 	}{
 		{name: "FunctionInRenamedNames", task: m9,
 			code:   "def sip_rows_col_nan(kf, col_name):\n    return kf.sipna(subset=[col_name])\n",
@@ -191,6 +192,11 @@ func TestEvaluate_RenamedCompletions(t *testing.T) {
 		{name: "RepeatsRenamedPrompt", task: m9, code: m9.RenamedPrompt + "kf.sipna(subset=[col_name])",
 			passed: true, runs: m9.OriginalRest + "df.dropna(subset=[col_name])"},
 		{name: "ModuleCode", task: b1, code: "c = a * b[:, bn.newaxis]\n", passed: true, runs: "c = a * b[:, np.newaxis]"},
+		// The pool's own form: the text that continues the renamed prompt.
+		{name: "ContinuesRenamedPrompt", task: m9, code: "kf.sipna(subset=[col_name])", unfenced: true,
+			passed: true, runs: m9.OriginalRest + "df.dropna(subset=[col_name])"},
+		{name: "ContinuesModuleCode", task: b1, code: " a * b[:, bn.newaxis]", unfenced: true,
+			passed: true, runs: b1.OriginalRest + " a * b[:, np.newaxis]"},
 		{name: "NamesRealPandasName", task: m9,
 			code:      "def sip_rows_col_nan(kf, col_name):\n    return kf.dropna(subset=[col_name])\n",
 			runs:      "error!",
@@ -198,7 +204,11 @@ func TestEvaluate_RenamedCompletions(t *testing.T) {
 		{name: "ReferenceNamesLast", task: m66, code: m66.RenamedReference, runs: "error!", unrenamed: "last"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := h.Evaluate(t.Context(), tt.task.Task, nil, "```python\n"+tt.code+"\n```")
+			response := "```python\n" + tt.code + "\n```"
+			if tt.unfenced {
+				response = tt.code
+			}
+			v, err := h.Evaluate(t.Context(), tt.task.Task, nil, response)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,13 +222,74 @@ func TestEvaluate_RenamedCompletions(t *testing.T) {
 			// As written, in the real names, the same completion would run
 			// untranslated only on a task without the renaming.
 			if tt.passed {
-				u, err := h.Evaluate(t.Context(), evalharness.Untranslated(tt.task.Task), nil, "```python\n"+tt.code+"\n```")
+				u, err := h.Evaluate(t.Context(), evalharness.Untranslated(tt.task.Task), nil, response)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if u.Passed || u.Written != "" {
 					t.Errorf("untranslated: passed %v, written %q; want a failure of the renamed names", u.Passed, u.Written)
 				}
+			}
+		})
+	}
+}
+
+// A model's completion of a HumanEval-style task is joined to the prompt
+// as the pool's own harness joins it (prompt + completion): the text that
+// continues the prompt, as the pool's own solutions are written (a body
+// alone, the rest of an unfinished `    return ` or `new_df =`), runs after
+// the prompt's rest exactly as written; a completion that repeats the
+// whole prompt or its rest runs with the repeat once; one that writes its
+// own function runs as written, in place of the masked region, when the
+// prompt's function holds only comments (PandasEval/34: after it, the
+// original harness would raise IndentationError). A fenced body loses its
+// indentation to extraction (protocol §9.4) and fails, as the original
+// harness fails on the fence.
+func TestEvaluate_ContinuingCompletions(t *testing.T) {
+	bwrapOnly(t)
+	const env = "bookworm-sci"
+	sandboxtest.Env(t, env)
+	_, tasks := importAPICoder(t, "pandas", env)
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p5, p9, p20, p34 := tasks["he_PandasEval_5"], tasks["he_PandasEval_9"], tasks["he_PandasEval_20"], tasks["he_PandasEval_34"]
+	body34 := strings.TrimPrefix(p34.MaskedRegion, p34.PromptRest)
+	fence := func(s string) string { return "```python\n" + s + "\n```" }
+	for _, tt := range []struct {
+		name     string
+		task     *importers.Task
+		response string
+		passed   bool
+		joined   string
+		runs     string // the code that ran; "" is not checked
+	}{
+		// PandasEval/5's second alternative solution.
+		{name: "Body", task: p5, response: "    return df.shape[0]", passed: true, joined: evalharness.JoinedContinues,
+			runs: strings.TrimSpace(p5.PromptRest + "    return df.shape[0]")},
+		{name: "UnfinishedReturn", task: p9, response: "df.dropna(subset=[col_name])", passed: true, joined: evalharness.JoinedContinues,
+			runs: strings.TrimSpace(p9.MaskedRegion)},
+		{name: "UnfinishedStatement", task: p20, response: strings.TrimPrefix(p20.MaskedRegion, p20.PromptRest), passed: true,
+			joined: evalharness.JoinedContinues, runs: strings.TrimSpace(p20.MaskedRegion)},
+		{name: "RepeatsPrompt", task: p5, response: fence(p5.ContextCode + p5.PromptRest + "    return df.shape[0]"), passed: true,
+			joined: evalharness.JoinedRepeats, runs: strings.TrimSpace(p5.PromptRest + "    return df.shape[0]")},
+		{name: "RepeatsRest", task: p9, response: fence(p9.MaskedRegion), passed: true, joined: evalharness.JoinedRepeats,
+			runs: strings.TrimSpace(p9.MaskedRegion)},
+		{name: "RepeatsPromptUnfenced", task: p34, response: p34.ContextCode + p34.MaskedRegion, passed: true,
+			joined: evalharness.JoinedRepeats, runs: strings.TrimSpace(p34.MaskedRegion)},
+		{name: "OwnFunction", task: p34, response: "def calculate_row_diff_groupwise(df):\n" + body34, passed: true, joined: ""},
+		{name: "OwnFunctionFenced", task: p34, response: fence("def calculate_row_diff_groupwise(df):\n" + body34), passed: true, joined: ""},
+		{name: "FencedBody", task: p34, response: fence(body34), passed: false, joined: ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := h.Evaluate(t.Context(), tt.task.Task, nil, tt.response)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Passed != tt.passed || v.Joined != tt.joined || (tt.runs != "" && strings.TrimSpace(v.Code) != tt.runs) {
+				t.Errorf("passed %v (%s %s: %s), joined %q, ran %q; want passed %v, joined %q, running %q",
+					v.Passed, v.Status, v.Label, v.Error, v.Joined, v.Code, tt.passed, tt.joined, tt.runs)
 			}
 		})
 	}

@@ -83,7 +83,11 @@ const HumanEvalOrigin = "humaneval"
 // code starts ([splitPrompt]): what comes before is the context, kept
 // verbatim; the reference (masked_region) is the rest of the prompt
 // followed by the canonical solution, joined exactly; the execution test is
-// the test and the check call. docs/importers.md has the field table.
+// the test and the check call. A model's completion continues the prompt
+// as the pool's does: the task carries the rest of the prompt
+// (prompt_rest; for a renamed pool renamed_rest and original_rest), with
+// which the harness joins it as that harness does
+// ([pool.Task.ContinuesPrompt]). docs/importers.md has the field table.
 func ImportHumanEval(path, out string, cfg HumanEvalConfig) (Stats, error) {
 	recs, err := readRecords[HumanEvalRecord](path)
 	if err != nil {
@@ -168,7 +172,7 @@ func humanEvalTask(id, lib, env, shown string, run HumanEvalRecord, solution str
 	off := false
 	et := &pool.Task{
 		TaskID: id, Library: lib, Description: strings.TrimSpace(shown),
-		ContextCode: ctx, MaskedRegion: rest + solution, ReferenceSolution: run.Prompt + solution,
+		ContextCode: ctx, PromptRest: rest, MaskedRegion: rest + solution, ReferenceSolution: run.Prompt + solution,
 		Environment: env, Generator: "import:" + lib, SpyRequired: &off,
 		TestHarness: pool.TestHarness{ExecutionTest: test, GenerationMethod: "import:" + lib, ScenariosSucceeded: 1, ScenariosTotal: 1},
 	}
@@ -192,7 +196,7 @@ func renamedTask(id, lib, env string, r, o HumanEvalRecord, table KeywordTable) 
 	t := humanEvalTask(id, lib, env, r.Prompt, o, table.ConvertBack(solution))
 	ctx, rest := splitPrompt(o.Prompt, o.EntryPoint)
 	_, renamedRest := splitPrompt(r.Prompt, r.EntryPoint)
-	t.HiddenSetup, t.ContextCode = ctx, ""
+	t.HiddenSetup, t.ContextCode, t.PromptRest = ctx, "", ""
 	t.Keywords = table
 	t.RenamedPrompt, t.RenamedRest, t.OriginalRest = r.Prompt, renamedRest, rest
 	t.RenamedReference = renamedRest + solution

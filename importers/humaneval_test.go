@@ -84,6 +84,12 @@ func TestImportHumanEval_APICoderJoin(t *testing.T) {
 		if tk.ContextCode+tk.MaskedRegion != tk.ReferenceSolution || tk.ReferenceSolution != tk.OriginalPrefix {
 			t.Errorf("%s: context + masked region differs from prompt + solution", id)
 		}
+		// The prompt's rest, which a completion continues; the reference
+		// prediction is the pool's solution as written, after it.
+		pred := importers.ReferencePredictions([]*pool.Task{tk.Task})[0].Samples[0]
+		if tk.PromptRest == "" || !tk.ContinuesPrompt() || tk.ContextCode+tk.PromptRest+pred != tk.ReferenceSolution {
+			t.Errorf("%s: prompt rest %q, reference prediction %q; want prompt = context + rest, solution = the prediction", id, head(tk.PromptRest, 40), head(pred, 40))
+		}
 		progs := importers.OriginalPrograms(tk)
 		if len(progs) != 1 || progs[0][1] != tk.OriginalPrefix+"\n"+tk.TestHarness.ExecutionTest {
 			t.Errorf("%s: original programs %q", id, progs)
@@ -134,8 +140,11 @@ func TestImportHumanEval_RenamedPool(t *testing.T) {
 		t.Errorf("MonkeyEval/9 renamed rest %q, reference ending %q; want the renamed def and solution", head(m9.RenamedRest, 40), tail(m9.RenamedReference, 40))
 	}
 	preds := importers.ReferencePredictions([]*pool.Task{m9.Task, p9.Task})
-	if !strings.Contains(preds[0].Samples[0], "kf.sipna(") || !strings.Contains(preds[1].Samples[0], "df.dropna(") {
-		t.Errorf("reference predictions %q, %q; want MonkeyEval's in the renamed names, PandasEval's in pandas'", preds[0].Samples[0], preds[1].Samples[0])
+	if preds[0].Samples[0] != "kf.sipna(subset=[col_name])" || preds[1].Samples[0] != "df.dropna(subset=[col_name])" {
+		t.Errorf("reference predictions %q, %q; want the pools' own solutions, MonkeyEval's in the renamed names, PandasEval's in pandas'", preds[0].Samples[0], preds[1].Samples[0])
+	}
+	if m9.PromptRest != "" || !m9.ContinuesPrompt() {
+		t.Errorf("MonkeyEval/9 prompt rest %q; want none (the renamed rests stand for it)", m9.PromptRest)
 	}
 }
 

@@ -54,28 +54,58 @@ func noRecords(t *pool.Task, source string) *pool.ExpectedCalls {
 }
 
 // ReferencePredictions returns one prediction per task whose single sample
-// is the task's reference completion (masked_region, else
-// reference_solution; for a task of a renamed pool, renamed_reference: the
-// reference in the names its solver uses, which the harness translates
-// back) in a python fence, for C1 runs: evaluating them checks that every
-// reference passes the harness (docs/protocol.md §4.1 "Construction
-// differences").
+// is the task's reference completion, for C1 runs: evaluating them checks
+// that every reference passes the harness (docs/protocol.md §4.1
+// "Construction differences"). The sample is masked_region (else
+// reference_solution) in a python fence; for a task that continues its
+// prompt ([pool.Task.ContinuesPrompt]: HumanEval-style pools) it is the
+// pool's own solution as the pool's harness receives it, the text that
+// continues the prompt, unfenced (for a renamed pool in the names its
+// solver uses, renamed_reference after renamed_rest, which the harness
+// translates back), so that the harness joins it as that harness does.
 func ReferencePredictions(tasks []*pool.Task) []*pool.Prediction {
 	out := make([]*pool.Prediction, 0, len(tasks))
 	for _, t := range tasks {
-		code := t.MaskedRegion
-		if t.Renamed() && t.RenamedReference != "" {
-			code = t.RenamedReference
-		}
-		if strings.TrimSpace(code) == "" {
-			code = t.ReferenceSolution
+		sample := "```python\n" + strings.TrimRight(referenceCode(t), "\n") + "\n```"
+		if c, ok := continuingReference(t); ok {
+			sample = c
 		}
 		out = append(out, &pool.Prediction{
 			TaskID: t.TaskID, APIName: t.APIName, Cell: "reference",
-			Samples: []string{"```python\n" + strings.TrimRight(code, "\n") + "\n```"},
+			Samples: []string{sample},
 		})
 	}
 	return out
+}
+
+// referenceCode is the reference completion of t as a masked region:
+// masked_region, else reference_solution; for a renamed pool
+// renamed_reference.
+func referenceCode(t *pool.Task) string {
+	code := t.MaskedRegion
+	if t.Renamed() && t.RenamedReference != "" {
+		code = t.RenamedReference
+	}
+	if strings.TrimSpace(code) == "" {
+		code = t.ReferenceSolution
+	}
+	return code
+}
+
+// continuingReference returns the reference of a task that continues its
+// prompt ([pool.Task.ContinuesPrompt]) as the pool writes it: the text
+// after the prompt (for a renamed pool, in the renamed names). ok is
+// false for other tasks and for a reference that does not start with the
+// prompt's rest.
+func continuingReference(t *pool.Task) (string, bool) {
+	ref, rest := t.MaskedRegion, t.PromptRest
+	if t.Renamed() {
+		ref, rest = t.RenamedReference, t.RenamedRest
+	}
+	if !t.ContinuesPrompt() || rest == "" || !strings.HasPrefix(ref, rest) || len(ref) == len(rest) {
+		return "", false
+	}
+	return ref[len(rest):], true
 }
 
 // A Skipped names a record the importer left out and why.

@@ -104,6 +104,14 @@ type Task struct {
 	// real package), reported per group in summaries; "" when none.
 	Group string `json:"group,omitempty"`
 
+	// PromptRest is, for a task of a HumanEval-style pool that is not
+	// renamed (docs/importers.md "HumanEval-style pools"), the part of the
+	// pool's prompt after ContextCode; MaskedRegion starts with it, and
+	// ContextCode + PromptRest is the prompt. Such a pool's completions
+	// continue the prompt, and the harness joins one as the pool's own
+	// harness does ([Task.ContinuesPrompt]). "" for other tasks.
+	PromptRest string `json:"prompt_rest,omitempty"`
+
 	// Keywords is the renaming of a task from a renamed pool (APICoder's
 	// MonkeyEval and BeatNumEval: pandas and numpy with every name
 	// changed), in the order the pool's own harness applies it; empty for
@@ -145,6 +153,18 @@ type KeywordPair struct {
 // Renamed reports whether the task comes from a renamed pool, whose
 // completions the harness translates back (Keywords is not empty).
 func (t *Task) Renamed() bool { return len(t.Keywords) > 0 }
+
+// ContinuesPrompt reports whether the task's completions continue its
+// prompt, as in HumanEval-style pools (PromptRest set, or a renamed pool):
+// the pool's own harness runs prompt + completion, so a completion may be
+// a function body alone (docs/importers.md "Joining a completion"). The
+// harness then runs a completion that repeats the prompt, or its part
+// after the context, with the repeat given once; a completion that
+// continues that part as written (the two parse together) after it,
+// exactly; and any other completion (one that writes its own function,
+// module code) in place of the masked region. A renamed pool's
+// completion is translated back after the join (Keywords).
+func (t *Task) ContinuesPrompt() bool { return t.PromptRest != "" || t.Renamed() }
 
 // Spy scopes of a task (Task.SpyScope).
 const (

@@ -174,34 +174,45 @@ def extract(plan):
 _NAME = re.compile(r"\b[a-zA-Z_][a-zA-Z0-9_]*\b")
 
 
-def translate_back(code, ren):
+def join_completion(code, j):
+    # A completion of a task whose completions continue its prompt
+    # (HumanEval-style pools, docs/importers.md "Joining a completion"),
+    # joined as the pool's own harness joins it, prompt + completion: an
+    # extracted completion that repeats the prompt (or its part after the
+    # context) runs after "runs", the prompt's part after the context that
+    # runs, with the repeat given once; else a completion whose text as
+    # written parses after the prompt's part the solver reads continues
+    # it, and runs after "runs" exactly as written; else the extracted
+    # completion runs alone, in place of the masked region. Returns the
+    # head that runs before the completion's own text, that text, and how
+    # it was joined ("repeats", "continues", "").
+    for shown in j.get("shown") or []:
+        if code.startswith(shown):
+            return j.get("runs") or "", code[len(shown):], "repeats"
+    raw = j.get("response") or ""
+    if raw.strip() and parseable((j.get("rest") or "") + raw):
+        return j.get("runs") or "", raw, "continues"
+    return "", code, ""
+
+
+def translate_back(code, pairs):
     # A completion of a renamed pool's task (MonkeyEval, BeatNumEval) in
     # the names of the library the environment has, as the pool's own
-    # harness translates it before running the original prompt and test
-    # (docs/importers.md "APICoder"). That harness translates the text
-    # that continues the renamed prompt: a completion that repeats the
-    # prompt (or its part after the context) first has that repeat
-    # replaced by the original prompt's part, and what follows is
-    # translated; any other completion is translated whole. Translating
-    # gives "error!" when the text names an original name that is not
-    # also a renamed one, else each renamed name is replaced by its
+    # harness translates the text that continues the renamed prompt
+    # before running the original prompt and test (docs/importers.md
+    # "APICoder"): "error!" when the text names an original name that is
+    # not also a renamed one, else each renamed name is replaced by its
     # original, pair after pair, in the table's order, by plain substring
-    # replacement. Returns the code to run and the original name that
-    # gave "error!" (None).
-    head = ""
-    for shown in ren.get("shown") or []:
-        if code.startswith(shown):
-            code, head = code[len(shown):], ren.get("runs") or ""
-            break
-    pairs = ren.get("keywords") or []
+    # replacement. Returns the translation and the original name that gave
+    # "error!" (None).
     originals = {o for o, _ in pairs}
     renamed = {r for _, r in pairs}
     for name in _NAME.findall(code):
         if name in originals and name not in renamed:
-            return head + "error!", name
+            return "error!", name
     for o, r in pairs:
         code = code.replace(r, o)
-    return head + code, None
+    return code, None
 
 
 def infer_cli_argv(test):
@@ -1612,10 +1623,15 @@ def judge_main():
     emit({"type": "start"})
     code = extract(pub["plan"]) if pub.get("plan") is not None else (pub.get("code") or "")
     extract_rec = {"type": "extract", "code": code}
-    if pub.get("renaming"):
-        written = code
-        code, unrenamed = translate_back(code, pub["renaming"])
-        extract_rec.update(code=code, written=written, unrenamed=unrenamed)
+    join = pub.get("join")
+    if join:
+        head, own, joined = join_completion(code, join)
+        unrenamed = None
+        if join.get("keywords"):
+            own, unrenamed = translate_back(own, join["keywords"])
+        written = code if joined != "continues" else join.get("response") or ""
+        code = head + own
+        extract_rec.update(code=code, written=written, unrenamed=unrenamed, joined=joined)
     emit(extract_rec)
     setup = pub.get("setup") or ""
     if pub.get("randomize_seeds"):
