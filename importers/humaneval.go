@@ -68,7 +68,7 @@ type HumanEvalConfig struct {
 }
 
 // HumanEvalOrigin is Task.Origin of imported HumanEval-style tasks.
-const HumanEvalOrigin = "humaneval"
+const HumanEvalOrigin = pool.OriginHumanEval
 
 // ImportHumanEval reads a HumanEval-style pool at path (JSONL, or gzipped
 // JSONL when the name ends in .gz) and writes tasks into out with the spy

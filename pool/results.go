@@ -97,6 +97,13 @@ type TaskResult struct {
 	// Index is the prediction's 0-based position in predictions.jsonl, the
 	// stable index used for sharding and for ordering merged results.
 	Index int `json:"index"`
+	// Missing marks a task of a pool that follows the HumanEval convention
+	// ([Task.HumanEvalConvention]) for which the predictions had none
+	// (status StatusNoPrediction, no label): openai/human-eval's
+	// evaluate_functional_correctness averages pass@k over the problems
+	// with a sample, so the task is counted as missing and enters no
+	// metric, not as a failure.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // A SampleVerdict is the compact verdict of one sample of a task.
@@ -116,7 +123,8 @@ type SampleVerdict struct {
 }
 
 // InfraError reports whether the greedy sample hit an infrastructure error,
-// which excludes the task from n.
+// which excludes the task from n. A [TaskResult.Missing] task is also out
+// of n.
 func (r TaskResult) InfraError() bool { return r.Status == StatusInfraError }
 
 // ReadResults reads a results.jsonl file. A missing file yields no results.

@@ -172,6 +172,16 @@ const (
 	SpyScopeEntryPoint = "entry_point"
 )
 
+// OriginHumanEval is the Origin of the tasks of HumanEval-style pools
+// (docs/importers.md "HumanEval-style pools").
+const OriginHumanEval = "humaneval"
+
+// HumanEvalConvention reports whether the task's pool is scored as
+// openai/human-eval scores it (Origin OriginHumanEval): pass@k is averaged
+// over the tasks that have a prediction, so a task without one is missing
+// rather than failed ([TaskResult.Missing]; docs/protocol.md §1.8).
+func (t *Task) HumanEvalConvention() bool { return t.Origin == OriginHumanEval }
+
 // Imported reports whether the task comes from another study's pool
 // (Origin set, or a Generator starting with "import:"), written by package
 // importers.

@@ -278,10 +278,16 @@ func printSummary(w io.Writer, dir string, s evalharness.Summary, asJSON bool) e
 	if s.NoPrediction > 0 {
 		fmt.Fprintf(w, ", %d tasks without a prediction (failed)", s.NoPrediction)
 	}
+	if s.Missing > 0 {
+		fmt.Fprintf(w, ", %d tasks missing (no prediction; HumanEval-style: not scored)", s.Missing)
+	}
 	if len(s.InfraErrors) > 0 {
 		fmt.Fprintf(w, ", %d infra errors excluded", len(s.InfraErrors))
 	}
 	fmt.Fprintln(w)
+	if s.NoPrediction > 0 || s.Missing > 0 || len(s.InfraErrors) > 0 {
+		fmt.Fprintln(w, "  "+s.Denominator)
+	}
 	fmt.Fprintln(w, "  "+priCoderLine(s.Metrics))
 	for _, l := range append([]string{pool.LabelPass}, pool.Labels...) {
 		if c := s.Labels[l]; c > 0 {
