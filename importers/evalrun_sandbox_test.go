@@ -295,6 +295,38 @@ func TestEvaluate_ContinuingCompletions(t *testing.T) {
 	}
 }
 
+// A run of PandasEval's sample with its own solutions for half of its
+// tasks reports the other half as missing, not as failures: pass@1 is
+// over the predicted tasks, as openai/human-eval averages over the problems
+// with a sample.
+func TestEvalRun_APICoderMissingPredictions(t *testing.T) {
+	bwrapOnly(t)
+	const env = "bookworm-sci"
+	sandboxtest.Env(t, env)
+	dir, _ := importAPICoder(t, "pandas", env)
+	tasks, err := pool.LoadTasks(filepath.Join(dir, importers.TasksFile), pool.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Store: debenv.OpenStore(sandboxtest.Home())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds := importers.ReferencePredictions(tasks)[:3] // PandasEval/5, /9, /20
+	s, err := evalharness.Run(t.Context(), evalharness.RunConfig{
+		Tasks: tasks, Predictions: preds, OutDir: t.TempDir(), Workers: 2, Harness: h, ScoreMissing: true, ClassifyFailures: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.N != 3 || s.Passed != 3 || s.PassAt1 != 1 || s.Missing != 3 || s.NoPrediction != 0 || s.Labels[pool.LabelWrongAPISelection] != 0 ||
+		!slices.Equal(s.MissingTasks, []string{"he_PandasEval_32", "he_PandasEval_34", "he_PandasEval_66"}) {
+		t.Errorf("n=%d passed=%d pass@1=%v missing=%d %v no_prediction=%d labels=%v; want 3 of 3 passed, 3 missing (/32, /34, /66), no failure for them",
+			s.N, s.Passed, s.PassAt1, s.Missing, s.MissingTasks, s.NoPrediction, s.Labels)
+	}
+	t.Log(s.Denominator)
+}
+
 // A PriCoder-style module task (no function) passes through the harness
 // with its required API called by the completion itself.
 func TestEvalRun_PriCoderModule(t *testing.T) {

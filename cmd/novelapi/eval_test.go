@@ -68,3 +68,21 @@ func TestEvalCmd_Usage(t *testing.T) {
 		})
 	}
 }
+
+// The text summary names the tasks of HumanEval-style pools that had no
+// prediction as missing and says which tasks the rates are over.
+func TestPrintSummary_Missing(t *testing.T) {
+	m := evalharness.Metrics{N: 3, Passed: 3, PassAt1: 1, Missing: 2, MissingTasks: []string{"he_a", "he_b"}, Labels: map[string]int{"Pass": 3}}
+	var b strings.Builder
+	if err := printSummary(&b, "run", evalharness.Summary{Metrics: m, Denominator: evalharness.Denominator(m)}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3 tasks, pass@1 100.0%", "2 tasks missing", "over the 3 scored tasks", "2 tasks of HumanEval-style pools without a prediction are missing"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "WrongAPISelection") {
+		t.Errorf("summary labels the missing tasks:\n%s", b.String())
+	}
+}
