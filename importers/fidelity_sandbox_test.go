@@ -251,8 +251,9 @@ func TestReferenceFidelity(t *testing.T) {
 }
 
 // reference returns the response eval run gets from the task's reference
-// prediction (importers.ReferencePredictions): for a renamed pool, its own
-// solution in the renamed names, which the harness translates back.
+// prediction (importers.ReferencePredictions): for a HumanEval-style pool,
+// its own solution as written, the text that continues the prompt (for a
+// renamed pool in the renamed names, which the harness translates back).
 func reference(tk *importers.Task) string {
 	return importers.ReferencePredictions([]*pool.Task{tk.Task})[0].Samples[0]
 }
