@@ -39,6 +39,10 @@ type AddConfig struct {
 	// between two Debian releases. Both "" serve the whole library (every
 	// public API, novelty private); OldRev alone is a revision of Path.
 	OldPath, OldRev string
+	// Version and OldVersion are the versions of Path and of the old
+	// version when they are source trees that declare their version
+	// dynamic (private.OpenOptions.Version); "" finds them.
+	Version, OldVersion string
 	// Env names the base environment the layer goes over; the library's
 	// Debian dependencies must be installed there. "" means an environment
 	// of Suite built with exactly those dependencies.
@@ -64,14 +68,17 @@ type AddConfig struct {
 
 // An AddResult is what [Add] did.
 type AddResult struct {
-	Library    string `json:"library"`
-	Dist       string `json:"dist"`
-	Version    string `json:"version"`
-	OldVersion string `json:"old_version,omitempty"`
-	Source     string `json:"source"`
-	Kind       string `json:"kind"`
-	Env        string `json:"env"`
-	Base       string `json:"base"`
+	Library string `json:"library"`
+	Dist    string `json:"dist"`
+	Version string `json:"version"`
+	// VersionFrom says where a version declared dynamic was found
+	// (private.Source.VersionFrom); "" for a declared one.
+	VersionFrom string `json:"version_from,omitempty"`
+	OldVersion  string `json:"old_version,omitempty"`
+	Source      string `json:"source"`
+	Kind        string `json:"kind"`
+	Env         string `json:"env"`
+	Base        string `json:"base"`
 	// Debian and Private list what the dependencies mapped to; Notes what
 	// was approximate (a Debian version outside a specifier).
 	Debian  []string `json:"debian,omitempty"`
@@ -110,15 +117,15 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	if cfg.Home == "" || cfg.Path == "" || cfg.Runner == nil {
 		return nil, errors.New("pipeline.Add: Home, Path and Runner are required")
 	}
-	src, err := private.Open(ctx, cfg.Path, cfg.Rev)
+	src, err := private.Open(ctx, cfg.Path, private.OpenOptions{Rev: cfg.Rev, Version: cfg.Version})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	lib := private.LibraryName(src.Name)
-	res := &AddResult{Library: lib, Dist: src.Name, Version: src.Version, Source: src.Label(), Kind: src.Kind,
+	res := &AddResult{Library: lib, Dist: src.Name, Version: src.Version, VersionFrom: src.VersionFrom, Source: src.Label(), Kind: src.Kind,
 		IndexDir: cmp.Or(cfg.IndexDir, filepath.Join(cfg.Home, "index"))}
-	log.Info("add: read", "library", lib, "version", src.Version, "kind", src.Kind, "from", src.Declared, "imports", src.Imports)
+	log.Info("add: read", "library", lib, "version", src.Version, "version_from", src.VersionFrom, "kind", src.Kind, "from", src.Declared, "imports", src.Imports)
 
 	store := cfg.Store
 	if store == nil {
@@ -191,7 +198,7 @@ func Add(ctx context.Context, cfg AddConfig) (*AddResult, error) {
 	res.Env = env.Name
 	var oldEnv *sandbox.Environment
 	if cfg.OldPath != "" || cfg.OldRev != "" {
-		old, err := private.Open(ctx, cmp.Or(cfg.OldPath, cfg.Path), cfg.OldRev)
+		old, err := private.Open(ctx, cmp.Or(cfg.OldPath, cfg.Path), private.OpenOptions{Rev: cfg.OldRev, Version: cfg.OldVersion})
 		if err != nil {
 			return res, err
 		}
@@ -377,7 +384,7 @@ func dependencies(src *private.Source, plat private.Platform, latest map[string]
 		if !ok {
 			return fmt.Errorf("private library %s is not in the registry", name)
 		}
-		s, err := private.Open(context.Background(), e.Staged, "")
+		s, err := private.Open(context.Background(), e.Staged, private.OpenOptions{})
 		if err != nil {
 			return fmt.Errorf("private dependency %s %s (staged at %s): %w", name, e.Version, e.Staged, err)
 		}

@@ -46,7 +46,7 @@ func testEnvName(t *testing.T, st *debenv.Store) string {
 
 func open(t *testing.T, path string) *private.Source {
 	t.Helper()
-	s, err := private.Open(t.Context(), path, "")
+	s, err := private.Open(t.Context(), path, private.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/novelapi/novelapi/internal/pyversion"
 )
 
 // Kinds of [Source], as the user handed the library over.
@@ -36,6 +38,10 @@ type Source struct {
 	// Name is the distribution name as declared ("boltons"); Version its
 	// version ("25.0.0").
 	Name, Version string
+	// VersionFrom says where the version of a source tree that declares it
+	// dynamic was found: a version file ("src/pluggy/_version.py"), "git
+	// tag v1.5.0" or "--version"; "" for a declared version.
+	VersionFrom string
 	// Requires are the declared dependencies, in declaration order.
 	Requires []Requirement
 	// Imports are the top-level import names the library installs,
@@ -103,13 +109,32 @@ func (s *Source) Close() error {
 	return err
 }
 
+// OpenOptions says what [Open] reads. The zero value reads the path as it
+// is.
+type OpenOptions struct {
+	// Rev, when not "", is a git revision of the source tree at the path,
+	// read with git archive without touching the working tree.
+	Rev string
+	// Version is the version of a source tree that declares its version
+	// dynamic (setuptools-scm, versioneer, hatch-vcs compute it at build
+	// time; docs/private.md §1); "" means find it. A version the library
+	// declares (in its pyproject.toml, setup.cfg, setup.py, or a wheel's,
+	// sdist's or installed tree's metadata) must equal it.
+	Version string
+}
+
 // Open reads the library at path: a wheel, an sdist, a source tree or an
-// installed tree (a directory with exactly one *.dist-info). rev, when not
-// "", is a git revision of the source tree at path, read with git archive
-// without touching the working tree. The caller must Close the Source.
-// Errors name the path and what was looked for: [ErrNotProject] for a path
-// that is none of these.
-func Open(ctx context.Context, path, rev string) (src *Source, err error) {
+// installed tree (a directory with exactly one *.dist-info), at opts.Rev
+// when it is set. The caller must Close the Source. Errors name the path
+// and what was looked for: [ErrNotProject] for a path that is none of
+// these.
+func Open(ctx context.Context, path string, opts OpenOptions) (src *Source, err error) {
+	if opts.Version != "" {
+		if _, ok := pyversion.Parse(opts.Version); !ok {
+			return nil, fmt.Errorf("add %s: version %q is not a PEP 440 version", path, opts.Version)
+		}
+	}
+	rev := opts.Rev
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -151,6 +176,9 @@ func Open(ctx context.Context, path, rev string) (src *Source, err error) {
 		if err := s.readInstalled(s.tmp); err != nil {
 			return nil, fmt.Errorf("add %s: %w", path, err)
 		}
+		if err := s.checkVersion(opts.Version); err != nil {
+			return nil, err
+		}
 		return s, nil
 	case !fi.IsDir() && (strings.HasSuffix(abs, ".tar.gz") || strings.HasSuffix(abs, ".tgz") || strings.HasSuffix(abs, ".zip")):
 		s.Kind = KindSdist
@@ -184,7 +212,7 @@ func Open(ctx context.Context, path, rev string) (src *Source, err error) {
 		if s.Kind == KindSdist {
 			s.ProjectLabel = abs + "/" + filepath.Base(dir)
 		}
-		err = s.readTree(dir)
+		err = s.readTree(ctx, dir, opts.Version)
 	case s.Kind == "" && len(distInfos(dir)) > 0:
 		s.Kind = KindInstalled
 		err = s.readInstalled(dir)
@@ -194,7 +222,24 @@ func Open(ctx context.Context, path, rev string) (src *Source, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("add %s: %w", s.Label(), err)
 	}
+	if err := s.checkVersion(opts.Version); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkVersion reports a version the library declares that is not the one
+// given (add's --version), which is only for a version declared dynamic.
+func (s *Source) checkVersion(given string) error {
+	if given == "" || s.VersionFrom != "" {
+		return nil
+	}
+	v, _ := pyversion.Parse(s.Version)
+	if g, _ := pyversion.Parse(given); v.Compare(g) == 0 {
+		return nil
+	}
+	return fmt.Errorf("add %s: %s declares version %s (%s), not %s: --version is for a source tree whose version is dynamic",
+		s.Label(), s.Name, s.Version, s.Declared, given)
 }
 
 // gitArchive extracts revision rev of the git work tree at repo into dst
@@ -462,6 +507,7 @@ func addTree(files map[string]string, root, rel string) error {
 	})
 }
 
-// versionLiteral finds `__version__ = "1.2"` (or `version = ...`) in a
+// versionLiteral finds `__version__ = "1.2"` (or `version = ...`, or
+// setuptools-scm's generated `__version__ = version = '1.5.0'`) in a
 // module's source.
-var versionLiteral = regexp.MustCompile(`(?m)^(?:__version__|version|VERSION)\s*(?::\s*str\s*)?=\s*["']([^"']+)["']`)
+var versionLiteral = regexp.MustCompile(`(?m)^(?:(?:__version__|version|VERSION)\s*(?::\s*str\s*)?=\s*)+["']([^"']+)["']`)

@@ -3,6 +3,7 @@ package private_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func TestOpen_Kinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := private.Open(t.Context(), tt.path, "")
+			s, err := private.Open(t.Context(), tt.path, private.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +70,7 @@ func TestOpen_Kinds(t *testing.T) {
 // TestOpen_EggInfo reads bookworm's boltons 21.0.0, which Debian ships with
 // an egg-info rather than a dist-info.
 func TestOpen_EggInfo(t *testing.T) {
-	s, err := private.Open(t.Context(), privatetest.Installed(t, "bookworm", "python3-boltons"), "")
+	s, err := private.Open(t.Context(), privatetest.Installed(t, "bookworm", "python3-boltons"), private.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestOpen_GitRevision(t *testing.T) {
 	git("add", "-A")
 	git("commit", "-q", "-m", "25.0.0")
 	for _, tt := range []struct{ rev, want string }{{"v21", "21.0.0"}, {"HEAD", "25.0.0"}, {"", "25.0.0"}} {
-		s, err := private.Open(t.Context(), repo, tt.rev)
+		s, err := private.Open(t.Context(), repo, private.OpenOptions{Rev: tt.rev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestOpen_BadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := private.Open(t.Context(), tt.path, "")
+			s, err := private.Open(t.Context(), tt.path, private.OpenOptions{})
 			if err == nil {
 				s.Close()
 				t.Fatalf("Open(%s) succeeded", tt.path)
@@ -187,7 +188,7 @@ func TestSource_DocsAndTests(t *testing.T) {
 	privatetest.Git(t, tree, "add", "-A")
 	privatetest.Git(t, tree, "commit", "-q", "-m", "1.0.0")
 	for _, rev := range []string{"", "HEAD"} {
-		s, err := private.Open(t.Context(), tree, rev)
+		s, err := private.Open(t.Context(), tree, private.OpenOptions{Rev: rev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func TestSource_DocsAndTests(t *testing.T) {
 		s.Close()
 	}
 	for _, path := range []string{site, privatetest.Wheel(t, site, t.TempDir(), "py3-none-any")} {
-		s, err := private.Open(t.Context(), path, "")
+		s, err := private.Open(t.Context(), path, private.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,4 +224,103 @@ func TestSource_DocsAndTests(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// TestOpen_DynamicVersion reads source trees that declare their version
+// dynamic (privatetest.DynamicTree): Debian's toolz 1.0.0, whose build
+// uses versioneer, and pluggy 1.5.0, whose build uses setuptools-scm. The
+// version comes from the version file the tool generated; without one (a
+// fresh checkout), from the git tag of the commit read, else --version
+// gives it, and the error says so. A declared version must equal
+// --version.
+func TestOpen_DynamicVersion(t *testing.T) {
+	toolz := privatetest.DynamicTree(t, privatetest.Installed(t, "trixie", "python3-toolz"), "versioneer")
+	pluggySite := privatetest.Installed(t, "trixie", "python3-pluggy")
+	pluggy := privatetest.DynamicTree(t, pluggySite, "setuptools-scm")
+	// A checkout of pluggy: the generated version file is not committed.
+	checkout := privatetest.DynamicTree(t, pluggySite, "setuptools-scm")
+	if err := os.Remove(filepath.Join(checkout, "src/pluggy/_version.py")); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) { t.Helper(); privatetest.Git(t, checkout, args...) }
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "release")
+	git("tag", "1.5.0")
+	tagged := func() string {
+		out, err := exec.Command("git", "-C", checkout, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}()
+
+	tests := []struct {
+		name, path string
+		opts       private.OpenOptions
+		want, from string
+	}{
+		{"VersioneerFile", toolz, private.OpenOptions{}, "1.0.0", "src/toolz/_version.py"},
+		{"SetuptoolsSCMFile", pluggy, private.OpenOptions{}, "1.5.0", "src/pluggy/_version.py"},
+		{"GitTag", checkout, private.OpenOptions{}, "1.5.0", "git tag 1.5.0"},
+		{"GitTagOfRevision", checkout, private.OpenOptions{Rev: tagged}, "1.5.0", "git tag 1.5.0"},
+		{"Given", pluggy, private.OpenOptions{Version: "1.5.1.dev2"}, "1.5.1.dev2", "--version"},
+		{"GivenAgreesWithDeclared", privatetest.Tree(t, pluggySite), private.OpenOptions{Version: "1.5.0"}, "1.5.0", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := private.Open(t.Context(), tt.path, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Version != tt.want || s.VersionFrom != tt.from {
+				t.Errorf("version %q from %q; want %q from %q", s.Version, s.VersionFrom, tt.want, tt.from)
+			}
+		})
+	}
+
+	// A commit past the tag has no version but the one --version gives.
+	if err := os.WriteFile(filepath.Join(checkout, "CHANGELOG.rst"), []byte("unreleased\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "after the release")
+	// A tree outside any git work tree, without its version file.
+	nogit := privatetest.DynamicTree(t, pluggySite, "setuptools-scm")
+	if err := os.Remove(filepath.Join(nogit, "src/pluggy/_version.py")); err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		name, path string
+		opts       private.OpenOptions
+		want       []string
+	}{
+		{"PastTheTag", checkout, private.OpenOptions{}, []string{"pluggy: the version is dynamic (setuptools-scm computes it at build time)",
+			"src/pluggy/_version.py", "has no version tag (git describe --tags: 1.5.0-1-g", "pass it with --version VERSION"}},
+		{"NotGit", nogit, private.OpenOptions{}, []string{"is not a git work tree whose tags could name it: pass it with --version VERSION"}},
+		{"DisagreesWithDeclared", privatetest.Tree(t, pluggySite), private.OpenOptions{Version: "2.0"}, []string{"pluggy declares version 1.5.0 (pyproject.toml), not 2.0"}},
+		{"WheelDisagrees", privatetest.Wheel(t, pluggySite, t.TempDir(), "py3-none-any"), private.OpenOptions{Version: "2.0"}, []string{"declares version 1.5.0 (pluggy-1.5.0.dist-info/METADATA), not 2.0"}},
+		{"NotPEP440", pluggy, private.OpenOptions{Version: "one"}, []string{`version "one" is not a PEP 440 version`}},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := private.Open(t.Context(), tt.path, tt.opts)
+			if err == nil {
+				s.Close()
+				t.Fatalf("Open read %s %s", s.Name, s.Version)
+			}
+			t.Log(err)
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Open: %v\nwant %q", err, w)
+				}
+			}
+		})
+	}
+	s, err := private.Open(t.Context(), checkout, private.OpenOptions{Version: "1.5.1.dev1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 }

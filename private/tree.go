@@ -1,6 +1,7 @@
 package private
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ type treeLayout struct {
 // [tool.poetry], setup.cfg's [metadata]/[options], or literal arguments of
 // setup.py's setup() call; the modules from the declared packages or from
 // the package directories under src/ or the top directory.
-func (s *Source) readTree(dir string) error {
+func (s *Source) readTree(ctx context.Context, dir, version string) error {
 	var lay treeLayout
 	var declared []string
 	if b, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err == nil {
@@ -205,9 +206,7 @@ func (s *Source) readTree(dir string) error {
 		return err
 	}
 	if s.Version == "" {
-		if s.Version = versionInSource(dir, tops, s.Import); s.Version == "" {
-			return fmt.Errorf("%s: the version is dynamic and no literal __version__ was found in %s's __init__.py, _version.py, version.py or __about__.py: declare it in [project] version", s.Name, s.Import)
-		}
+		return s.dynamicVersion(ctx, dir, tops, version)
 	}
 	return nil
 }
@@ -271,27 +270,6 @@ func findModules(dir, name string, lay treeLayout) (map[string][]string, error) 
 var notShipped = map[string]bool{"test": true, "tests": true, "testing": true, "doc": true, "docs": true,
 	"example": true, "examples": true, "benchmarks": true, "bench": true, "build": true, "dist": true,
 	"scripts": true, "tools": true, "misc": true, "venv": true, ".venv": true}
-
-// versionInSource returns a literal __version__ of the main package.
-func versionInSource(dir string, tops map[string][]string, imp string) string {
-	for root, names := range tops {
-		if !slices.Contains(names, imp) {
-			continue
-		}
-		cands := []string{filepath.Join(dir, root, imp+".py")}
-		for _, f := range []string{"__init__.py", "_version.py", "version.py", "__about__.py"} {
-			cands = append(cands, filepath.Join(dir, root, imp, f))
-		}
-		for _, c := range cands {
-			if b, err := os.ReadFile(c); err == nil {
-				if m := versionLiteral.FindSubmatch(b); m != nil {
-					return string(m[1])
-				}
-			}
-		}
-	}
-	return ""
-}
 
 func (s *Source) addRequires(where string, lines []string) error {
 	for _, l := range lines {

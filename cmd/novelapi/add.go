@@ -28,7 +28,8 @@ only what is new or changed since that version. The bundles go into the served i
 generation: a running novelapi serve answers from it on its next call. See docs/private.md.`,
 		Example: `  novelapi add ./mylib                          # a source tree, over sid
   novelapi add dist/mylib-2.0-py3-none-any.whl --env trixie-sci
-  novelapi add ./mylib --rev v2.0 --old-rev v1.0   # what changed between two git tags`,
+  novelapi add ./mylib --rev v2.0 --old-rev v1.0   # what changed between two git tags
+  novelapi add ./mylib --version 2.1.dev3          # a version setuptools-scm or versioneer computes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -55,6 +56,8 @@ generation: a running novelapi serve answers from it on its next call. See docs/
 	f.StringVar(&cfg.Rev, "rev", "", "git revision of the source tree PATH to add (default: the working tree)")
 	f.StringVar(&cfg.OldPath, "old", "", "an earlier version of the library (tree, wheel, sdist): serve only what is new or changed since it")
 	f.StringVar(&cfg.OldRev, "old-rev", "", "git revision of the earlier version (of --old, or of PATH when --old is not given)")
+	f.StringVar(&cfg.Version, "version", "", "the version of a source tree whose version is dynamic (setuptools-scm, versioneer, hatch-vcs), when no version file or git tag gives it")
+	f.StringVar(&cfg.OldVersion, "old-version", "", "the same for the earlier version (--old, --old-rev)")
 	f.StringVar(&cfg.Env, "env", "", "base environment to layer over (its Debian packages must cover the library's dependencies)")
 	f.StringVar(&cfg.Suite, "suite", "", "Debian suite of a base built for the library's dependencies, when --env is not given (default sid)")
 	f.StringVar(&cfg.IndexDir, "index", "", "index directory (default $NOVELAPI_HOME/index)")
@@ -71,7 +74,11 @@ func printAdd(w io.Writer, r *pipeline.AddResult) {
 	if r.OldVersion != "" {
 		what = "diff against " + r.OldVersion
 	}
-	fmt.Fprintf(w, "added %s %s (%s) from %s\n", r.Library, r.Version, r.Kind, r.Source)
+	from := ""
+	if r.VersionFrom != "" {
+		from = ", version from " + r.VersionFrom
+	}
+	fmt.Fprintf(w, "added %s %s (%s%s) from %s\n", r.Library, r.Version, r.Kind, from, r.Source)
 	fmt.Fprintf(w, "  environment  %s (layer over %s)\n", r.Env, r.Base)
 	if len(r.Debian)+len(r.Private) > 0 {
 		fmt.Fprintf(w, "  dependencies Debian: %s; private: %s\n", orNone(r.Debian), orNone(r.Private))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -122,5 +123,42 @@ func TestEvalRun_PrivatePool(t *testing.T) {
 				t.Errorf("%s: no signature error", kind)
 			}
 		}
+	}
+}
+
+// TestAddCmd_DynamicVersion: a checkout of pluggy 1.5.0 laid out as its
+// project (trixie's python3-pluggy, its version computed by
+// setuptools-scm) one commit past its tag, without the generated version
+// file, has no version add can find; the error says --version gives it,
+// and with --version it is served over trixie-sci at that version.
+func TestAddCmd_DynamicVersion(t *testing.T) {
+	sandboxtest.Runner(t)
+	st := privatetest.Store(t, "trixie-sci")
+	home := filepath.Dir(st.Dir)
+	tree := privatetest.DynamicTree(t, privatetest.Installed(t, "trixie", "python3-pluggy"), "setuptools-scm")
+	if err := os.Remove(filepath.Join(tree, "src/pluggy/_version.py")); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) { t.Helper(); privatetest.Git(t, tree, args...) }
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "1.5.0")
+	git("tag", "1.5.0")
+	git("commit", "-q", "--allow-empty", "-m", "after 1.5.0")
+	backend := cmp.Or(os.Getenv(sandboxtest.BackendEnvVar), "auto")
+
+	code, _, stderr := runArgs(t, home, "add", tree, "--env", "trixie-sci", "--no-tasks", "--backend", backend)
+	if code != 1 || !strings.Contains(stderr, "pass it with --version VERSION") {
+		t.Fatalf("add without --version: exit %d, stderr:\n%s\nwant exit 1 and the --version hint", code, stderr)
+	}
+	code, stdout, stderr := runArgs(t, home, "add", tree, "--version", "1.5.1.dev1", "--env", "trixie-sci", "--no-tasks", "--workers", "2", "--backend", backend, "--json")
+	var got pipeline.AddResult
+	if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil {
+		t.Fatalf("add --version: exit %d, %v\n%s", code, err, stderr)
+	}
+	t.Logf("pluggy %s (version from %s): %d candidates, %d bundles, %d with an executed example, %.0fs", got.Version, got.VersionFrom, got.Candidates, got.Bundles, got.Executed, got.Seconds)
+	t.Cleanup(func() { st.Remove(t.Context(), got.Env) })
+	if got.Library != "pluggy" || got.Version != "1.5.1.dev1" || got.VersionFrom != "--version" || got.Bundles == 0 {
+		t.Errorf("add --version: %+v; want pluggy 1.5.1.dev1 (from --version) served", got)
 	}
 }

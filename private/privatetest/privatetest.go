@@ -146,6 +146,45 @@ func Wheel(t testing.TB, site, dir, tags string) string {
 func Tree(t testing.TB, site string) string {
 	t.Helper()
 	h, _ := Metadata(t, site)
+	return tree(t, site, "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n",
+		"version = \""+h.Get("Version")+"\"\n", "")
+}
+
+// DynamicTree lays site out as [Tree] does, but with the version declared
+// dynamic, as by a project whose build computes its version from git
+// tags: tool "setuptools-scm" ([tool.setuptools_scm]; pluggy's build uses
+// it) or "versioneer" ([tool.versioneer]; toolz's build uses it),
+// naming as the version file the package's _version.py, which a Debian
+// package holds as the tool generated it (a checkout holds it once built
+// or installed editable). It returns the tree's directory.
+func DynamicTree(t testing.TB, site, tool string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(site, "*", "_version.py"))
+	if len(files) != 1 {
+		t.Fatalf("%s: want one PKG/_version.py, have %v", site, files)
+	}
+	vfile := "src/" + filepath.Base(filepath.Dir(files[0])) + "/_version.py"
+	var build, section string
+	switch tool {
+	case "setuptools-scm":
+		build = "[build-system]\nrequires = [\"setuptools>=64\", \"setuptools-scm>=8\"]\nbuild-backend = \"setuptools.build_meta\"\n"
+		section = "\n[tool.setuptools_scm]\nversion_file = \"" + vfile + "\"\n"
+	case "versioneer":
+		build = "[build-system]\nrequires = [\"setuptools\", \"versioneer[toml]\"]\nbuild-backend = \"setuptools.build_meta\"\n"
+		section = "\n[tool.versioneer]\nVCS = \"git\"\nstyle = \"pep440\"\nversionfile_source = \"" + vfile + "\"\ntag_prefix = \"\"\n"
+	default:
+		t.Fatalf("DynamicTree: unknown tool %q", tool)
+	}
+	return tree(t, site, build, "dynamic = [\"version\"]\n", section)
+}
+
+// tree writes site's modules under src/ of a new directory, and a
+// pyproject.toml of the build-system table build, a [project] table with
+// the version line and the metadata's name and dependencies, and the
+// tables tool.
+func tree(t testing.TB, site, build, version, tool string) string {
+	t.Helper()
+	h, _ := Metadata(t, site)
 	dir := t.TempDir()
 	walk(t, site, func(rel string, r io.Reader) {
 		if top := strings.SplitN(rel, "/", 2)[0]; strings.HasSuffix(top, ".dist-info") || strings.HasSuffix(top, ".egg-info") {
@@ -160,8 +199,7 @@ func Tree(t testing.TB, site string) string {
 			deps = append(deps, `"`+strings.ReplaceAll(d, `"`, `'`)+`"`)
 		}
 	}
-	pp := "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\n" +
-		"name = \"" + h.Get("Name") + "\"\nversion = \"" + h.Get("Version") + "\"\ndependencies = [" + strings.Join(deps, ", ") + "]\n"
+	pp := build + "\n[project]\nname = \"" + h.Get("Name") + "\"\n" + version + "dependencies = [" + strings.Join(deps, ", ") + "]\n" + tool
 	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(pp), 0o644); err != nil {
 		t.Fatal(err)
 	}
