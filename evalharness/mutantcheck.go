@@ -135,7 +135,7 @@ func (c *TaskCheck) Why() string {
 		}
 		return "the reference fails its own test: " + c.ReferenceError
 	case CheckNoMutant:
-		return "no mutant applies (each raised or equalled the reference)"
+		return "no mutant applies: " + c.noMutant()
 	case CheckError:
 		return "check did not finish: " + c.Error
 	}
@@ -444,4 +444,15 @@ func (h *Harness) checkReference(ctx context.Context, task *pool.Task, ec *pool.
 	}
 	c.settle()
 	return nil
+}
+
+// noMutant says why no mutant applies to a CheckNoMutant task: none could
+// be made (the script's notes say why: a HumanEval-style task names no
+// API, and a completion that defines a function assigns no output), or
+// each raised or equalled the reference.
+func (c *TaskCheck) noMutant() string {
+	if len(c.Mutants) == 0 {
+		return "none could be made (" + strings.Join(c.Notes, "; ") + ")"
+	}
+	return "each raised or equalled the reference"
 }

@@ -90,9 +90,14 @@ type PoolCheck struct {
 	ReferencePasses int `json:"reference_passes"`
 	// Survived counts the tasks by the kind of a mutant that survived.
 	Survived map[string]int `json:"survived,omitempty"`
-	// Flagged lists the tasks whose status is not CheckDiscriminates, in
-	// task order.
+	// Flagged lists, in task order, the tasks whose verdicts the check
+	// shows cannot be trusted: weak, reference_fails or error.
 	Flagged []TaskCheck `json:"flagged,omitempty"`
+	// NoMutant lists, in task order, the tasks no mutant applies to
+	// (CheckNoMutant): nothing is known of their tests, which is no fault
+	// found. Every task of a HumanEval-style pool whose completion defines
+	// a function is one: it names no API and assigns no output.
+	NoMutant []TaskCheck `json:"no_mutant,omitempty"`
 	// Checks holds every task's check by task id.
 	Checks map[string]*TaskCheck `json:"-"`
 	Path   string                `json:"path,omitempty"`
@@ -131,9 +136,20 @@ func PredictedTasks(tasks []*pool.Task, preds []*pool.Prediction, shard Shard) [
 // or why the reference failed), at most limit of them (0: all), and where
 // the mutants' code is.
 func (p *PoolCheck) WriteReport(w io.Writer, limit int) {
-	fmt.Fprintf(w, "test check: %d of %d tasks have tests that reject every mutant (%.1f%%); %d (%.1f%%) have value assertions; %d references pass\n",
-		p.Discriminating, p.Tasks, 100*p.Share(p.Discriminating), p.ValueAsserting, 100*p.Share(p.ValueAsserting), p.ReferencePasses)
+	if p.Tasks > 0 && len(p.NoMutant) == p.Tasks {
+		fmt.Fprintf(w, "test check: no mutant applies to any of the %d tasks (%s: %s), so it says nothing of their tests; %d references pass\n",
+			p.Tasks, p.NoMutant[0].TaskID, p.NoMutant[0].noMutant(), p.ReferencePasses)
+	} else {
+		fmt.Fprintf(w, "test check: %d of %d tasks have tests that reject every mutant (%.1f%%); %d (%.1f%%) have value assertions; %d references pass\n",
+			p.Discriminating, p.Tasks, 100*p.Share(p.Discriminating), p.ValueAsserting, 100*p.Share(p.ValueAsserting), p.ReferencePasses)
+		if n := len(p.NoMutant); n > 0 {
+			fmt.Fprintf(w, "no mutant applies to %d tasks, so it says nothing of their tests (%s: %s)\n", n, p.NoMutant[0].TaskID, p.NoMutant[0].noMutant())
+		}
+	}
 	if len(p.Flagged) == 0 {
+		if len(p.NoMutant) > 0 && p.Path != "" && p.WriteError == "" {
+			fmt.Fprintf(w, "the mutants' code and outcomes are in %s\n", p.Path)
+		}
 		return
 	}
 	fmt.Fprintf(w, "flagged %d tasks whose verdicts cannot be trusted:\n", len(p.Flagged))
@@ -394,6 +410,10 @@ func (p *PoolCheck) summarise(tasks []*pool.Task, checks []*TaskCheck) {
 		}
 		for k := range kinds {
 			p.Survived[k]++
+		}
+		if c.Status == CheckNoMutant {
+			p.NoMutant = append(p.NoMutant, *c)
+			continue
 		}
 		p.Flagged = append(p.Flagged, *c)
 	}

@@ -76,6 +76,11 @@ func TestTaskCheck_Settle(t *testing.T) {
 	if got, want := c.Why(), "accepts wrong answers: mutant sibling-api (cumsum) survived"; got != want {
 		t.Errorf("Why() = %q, want %q", got, want)
 	}
+	none := TaskCheck{Script: "pass", Notes: []string{"the task names no API: no call-level mutant"}}
+	none.settle()
+	if got, want := none.Why(), "no mutant applies: none could be made (the task names no API: no call-level mutant)"; none.Status != CheckNoMutant || got != want {
+		t.Errorf("no mutant made: status %s, Why() = %q; want %s, %q", none.Status, got, CheckNoMutant, want)
+	}
 }
 
 // TestWriteChecks_Merges: rewriting the check file keeps other tasks'

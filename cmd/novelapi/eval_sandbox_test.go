@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +218,53 @@ func TestEvalRun_NothingJudged(t *testing.T) {
 	}
 	if s, err := evalharness.ReadSummary(out); err != nil || len(s.InfraErrors) != 1 || s.N != 0 {
 		t.Errorf("summary.json: N %d, infra errors %v (%v); want 0 and the task", s.N, s.InfraErrors, err)
+	}
+}
+
+// TestEvalRun_HumanEvalNoMutant: the tasks of APICoder's PandasEval sample
+// whose completions define a function (importers/testdata/apicoder) name
+// no API and assign no output, so no mutant applies to any of them; eval
+// run's test check says so and flags none of them as untrustworthy.
+func TestEvalRun_HumanEvalNoMutant(t *testing.T) {
+	sandboxtest.Runner(t)
+	sandboxtest.Env(t, "trixie-sci")
+	dir := t.TempDir()
+	pl := filepath.Join(dir, "pandaseval")
+	if code, _, stderr := runArgs(t, sandboxtest.Home(), "import", "humaneval", "../../importers/testdata/apicoder/pandas_eval.jsonl",
+		"--out", pl, "--library", "pandaseval", "--env", "trixie-sci"); code != 0 {
+		t.Fatalf("import humaneval: exit %d\n%s", code, stderr)
+	}
+	tasks, err := pool.LoadTasks(filepath.Join(pl, "tasks.jsonl"), pool.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := pool.LoadPredictions(filepath.Join(pl, "reference_predictions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defines := map[string]bool{}
+	for _, tk := range tasks {
+		defines[tk.TaskID] = tk.EntryPoint != ""
+	}
+	var preds []any
+	for _, p := range refs {
+		if defines[p.TaskID] {
+			preds = append(preds, p)
+		}
+	}
+	if len(preds) < 2 {
+		t.Fatalf("%d tasks of the sample define a function; want several", len(preds))
+	}
+	writeJSONL(t, filepath.Join(dir, "predictions.jsonl"), preds...)
+	backend := cmp.Or(os.Getenv(sandboxtest.BackendEnvVar), "auto")
+	code, stdout, stderr := runArgs(t, sandboxtest.Home(), "eval", "run", "--tasks", filepath.Join(pl, "tasks.jsonl"),
+		"--predictions", filepath.Join(dir, "predictions.jsonl"), "--out", filepath.Join(dir, "run"), "--workers", "2", "--backend", backend)
+	if code != 0 {
+		t.Fatalf("eval run: exit %d\n%s", code, stderr)
+	}
+	want := fmt.Sprintf("test check: no mutant applies to any of the %d tasks", len(preds))
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "the task names no API: no call-level mutant") ||
+		strings.Contains(stdout, "cannot be trusted") {
+		t.Errorf("eval run:\n%s\nwant %q, why, and no task flagged", stdout, want)
 	}
 }

@@ -399,6 +399,12 @@ def check(task, report, flush):
     if outputs:
         add(decide("zero", completion + "\n" + "\n".join("%s = %s * 0" % (n, n) for n in outputs))[0])
         add(decide("constant", completion + "\n" + "\n".join(CONSTANT % (n, n, n, n) for n in outputs))[0])
+    else:
+        report["notes"].append("the completion assigns no variable the test reads: no result-level mutant")
+    if not task["api_name"]:
+        # A HumanEval-style task: nothing names the call to mutate.
+        report["notes"].append("the task names no API: no call-level mutant")
+        return
     call = target_call(comp_tree, leaf)
     if call is None:
         report["notes"].append("the completion does not call " + leaf + " by name: no call-level mutant")
