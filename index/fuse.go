@@ -8,7 +8,7 @@ import (
 // fusion weights, RRF k, name rules, the ranker's features and weights). It
 // changes whenever a rule changes, so that retrieval figures saved under
 // older rules are recomputed rather than reused (docs/changelog.md).
-const RankingVersion = "2026-12-03.1"
+const RankingVersion = "2026-12-07.1"
 
 // Reciprocal rank fusion parameters. A small k and a heavier lexical leg
 // keep exact lexical matches at rank 1 while the vector leg lifts recall

@@ -679,6 +679,9 @@ type candidates struct {
 	compLex  map[string][3]float64 // API key → best BM25 of its S, E and M units
 	// vectorSim holds the vector retriever's scores (nil for the others).
 	vectorSim map[string]float32
+	// objectTypes are the keys of the classes the question names as the
+	// type of an object it holds (nameTable.objectTypes).
+	objectTypes []string
 }
 
 // candidates runs the legs of q's retriever (not Paper) and fuses them.
@@ -807,6 +810,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, f filter) (*candidates
 	}
 	c.fs = fuse(rankings, weights, exact)
 	c.qterms = qterms
+	c.objectTypes = ix.names.objectTypes(questionLine(q.Text))
 	return c, nil
 }
 

@@ -424,6 +424,55 @@ func argumentName(query string, start, end int, inCall []bool) bool {
 	return strings.HasPrefix(rest, " object")
 }
 
+// objectTypes returns the keys of the APIs that query names as the type of
+// an object it holds ("Call the appropriate method of `Tf` (a
+// `scipy.spatial.transform.RigidTransform` object)"; argumentName): the
+// class whose method is asked for, not the API asked for. Names resolve
+// whole or as a dotted suffix, as in lookup.
+func (t *nameTable) objectTypes(query string) []string {
+	var keys []string
+	for _, tok := range (identTokenizer{}).Tokenize([]byte(query)) {
+		if !strings.HasPrefix(strings.TrimPrefix(query[tok.End:], "`"), " object") {
+			continue
+		}
+		s := t.aliases.Expand(strings.ToLower(string(tok.Term)))
+		ks, ok := t.full[s]
+		if !ok {
+			ks = t.suffix[s]
+		}
+		for _, k := range ks {
+			keys = appendUnique(keys, k)
+		}
+	}
+	return keys
+}
+
+// ownerOf returns the API name of the class of the method at key ("" for
+// an API that is no method; isMethodKey).
+func ownerOf(key string) string {
+	if !isMethodKey(key) {
+		return ""
+	}
+	api, _, _ := strings.Cut(key, "@")
+	return api[:strings.LastIndexByte(api, '.')]
+}
+
+// calledIn reports whether code calls leaf: leaf followed by "(" and not
+// preceded by an identifier character ("R.from_davenport(", "inv(A)").
+func calledIn(code, leaf string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], leaf+"(")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isIdentByte(code[j-1]) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
 // isMethodKey reports whether the API at key is a method: the segment
 // before its leaf is a class name (starts with an upper-case letter).
 func isMethodKey(key string) bool {

@@ -186,3 +186,41 @@ func TestDefiningName(t *testing.T) {
 		}
 	}
 }
+
+func TestNameTable_ObjectTypes(t *testing.T) {
+	nt := newNameTable()
+	nt.add("scipy.spatial.transform.RigidTransform@1", []string{"scipy.spatial.transform.RigidTransform"})
+	nt.add("scipy.spatial.transform.RigidTransform.from_translation@1", []string{"scipy.spatial.transform.RigidTransform.from_translation"})
+	nt.add("pandas.Series@2", []string{"pandas.Series"})
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		// The wording of the task pool's method tasks (construct: "method of").
+		{"Initialize from a translation numpy array, without a rotation. Call the appropriate method of `Tf` (a `scipy.spatial.transform.RigidTransform` object) with the arguments `[1, 0, 0]`", []string{"scipy.spatial.transform.RigidTransform@1"}},
+		{"I hold a RigidTransform object; how do I invert it?", []string{"scipy.spatial.transform.RigidTransform@1"}},
+		// Named, but not as the type of a value: no owner.
+		{"how do I build a RigidTransform from a translation", nil},
+		{"sum a column of `pandas.Series` objects", []string{"pandas.Series@2"}},
+	} {
+		if got := nt.objectTypes(tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("objectTypes(%q) = %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	if got := ownerOf("scipy.spatial.transform.RigidTransform.from_translation@1"); got != "scipy.spatial.transform.RigidTransform" {
+		t.Errorf("ownerOf(method) = %q", got)
+	}
+	if got := ownerOf("scipy.linalg.inv@1"); got != "" {
+		t.Errorf("ownerOf(function) = %q, want \"\"", got)
+	}
+}
+
+func TestCalledIn(t *testing.T) {
+	// Context code of real tasks of the 2026-12-07 pool (scipy 1.17).
+	ctx := "from scipy.spatial.transform import Rotation as R\nr = R.from_davenport([ez, ex], 'extrinsic', [[90, 45], [35, 45]], degrees=True)\nA = linalg.inv(B)"
+	for leaf, want := range map[string]bool{"from_davenport": true, "inv": true, "davenport": false, "as_quat": false, "R": false, "Rotation": false} {
+		if got := calledIn(ctx, leaf); got != want {
+			t.Errorf("calledIn(%q) = %v, want %v", leaf, got, want)
+		}
+	}
+}

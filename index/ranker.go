@@ -32,17 +32,24 @@ const (
 	featLexS                // ln(1 + BM25) of the API's S unit (0 when the lexical leg missed it)
 	featLexE                // ln(1 + BM25) of its E unit
 	featLexM                // ln(1 + BM25) of its M unit
+	featObjectType          // 1 when the question names the API as the type of an object it holds ("a `C` object")
+	featObjectMember        // 1 when the API is a method of such a class
+	featContextCall         // 1 when the query's context (the lines after the question) calls the API's leaf
 	nFeatures
 )
 
 // FeatureNames names the ranker's features, in RankCandidate.Features
 // order.
-var FeatureNames = [nFeatures]string{"lex_norm", "log_fused", "idf_coverage", "bigram", "internal", "other_library", "sim_s", "sim_m", "lex_s", "lex_e", "lex_m"}
+var FeatureNames = [nFeatures]string{"lex_norm", "log_fused", "idf_coverage", "bigram", "internal", "other_library", "sim_s", "sim_m", "lex_s", "lex_e", "lex_m", "object_type", "object_member", "context_call"}
 
 // rankerWeights are the ranker's weights, in FeatureNames order, as
 // printed by `go run ./bench/ltr` (see the comment above). Refit them when
 // a feature or a leg changes, and change RankingVersion.
-var rankerWeights = [nFeatures]float64{1.555, 1.418, 5.936, 3.866, -3.269, -4.146, 1.857, 7.138, 0.3437, 1.722, -1.314}
+var rankerWeights = [nFeatures]float64{1.555, 1.418, 5.936, 3.866, -3.269, -4.146, 1.857, 7.138, 0.3437, 1.722, -1.314, -0.9551, 1.581, -3.15}
+
+// RankerWeights returns a copy of the ranker's weights, in FeatureNames
+// order.
+func RankerWeights() []float64 { return append([]float64(nil), rankerWeights[:]...) }
 
 // features returns the feature vectors of the APIs of c.fs.
 func (ix *Index) features(c *candidates, text string) [][nFeatures]float64 {
@@ -62,6 +69,7 @@ func (ix *Index) features(c *candidates, text string) [][nFeatures]float64 {
 		lexTop = max(lexTop, s)
 	}
 	lib := ix.libWords.named(text)
+	_, context, _ := strings.Cut(text, "\n")
 	for i, fu := range c.fs {
 		x := &out[i]
 		if lexTop > 0 {
@@ -85,6 +93,20 @@ func (ix *Index) features(c *candidates, text string) [][nFeatures]float64 {
 		x[featLexS] = math.Log1p(lex[compIndex(CompS)])
 		x[featLexE] = math.Log1p(lex[compIndex(CompE)])
 		x[featLexM] = math.Log1p(lex[compIndex(CompM)])
+		api, _, _ := strings.Cut(fu.key, "@")
+		owner := ownerOf(fu.key)
+		for _, k := range c.objectTypes {
+			t, _, _ := strings.Cut(k, "@")
+			if t == api {
+				x[featObjectType] = 1
+			}
+			if owner != "" && t == owner {
+				x[featObjectMember] = 1
+			}
+		}
+		if calledIn(context, leafOf(api)) {
+			x[featContextCall] = 1
+		}
 	}
 	return out
 }

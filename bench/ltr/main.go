@@ -24,9 +24,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/novelapi/novelapi/bench/internal/querysets"
@@ -48,9 +50,21 @@ func main() {
 	cache := flag.String("cache", "", "read the candidates from this file when it exists, else write them there")
 	l2 := flag.Float64("l2", 1e-3, "L2 regularisation weight")
 	without := flag.String("without", "", "comma-separated features to leave out")
+	fitOnly := flag.String("fit-only", "", "comma-separated features to fit; the others keep the index's current weights")
 	flag.StringVar(&lossName, "loss", "pairwise", "pairwise (RankNet) or softmax (ListNet top-one)")
 	flag.IntVar(&trainDepth, "depth", 50, "fit on each query's first N fused candidates (all are ranked)")
 	flag.Parse()
+	if *fitOnly != "" {
+		free = map[int]bool{}
+		for _, f := range strings.Split(*fitOnly, ",") {
+			i := slices.Index(index.FeatureNames[:], f)
+			if i < 0 {
+				fmt.Fprintf(os.Stderr, "bench/ltr: --fit-only: no feature %q (features: %s)\n", f, strings.Join(index.FeatureNames[:], ", "))
+				os.Exit(2)
+			}
+			free[i] = true
+		}
+	}
 	if err := run(*dir, *tasks, *cache, *l2, *without, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/ltr:", err)
 		os.Exit(1)
@@ -283,23 +297,59 @@ func fit(qs []query, l2 float64) []float64 {
 		}
 	}
 	d := len(index.FeatureNames)
+	// With --fit-only, the optimiser sees the free coordinates alone; the
+	// others stay at the index's weights (and out of the L2 term).
+	base := index.RankerWeights()
+	var freeIdx []int
+	for i := range d {
+		if free == nil || free[i] {
+			freeIdx = append(freeIdx, i)
+		}
+	}
+	full := func(v []float64) []float64 {
+		w := make([]float64, d)
+		if free != nil {
+			copy(w, base)
+		}
+		for k, i := range freeIdx {
+			w[i] = v[k]
+		}
+		return w
+	}
+	reg := func(w []float64) []float64 { // w without the fixed coordinates, for the L2 term
+		if free == nil {
+			return w
+		}
+		r := make([]float64, d)
+		for _, i := range freeIdx {
+			r[i] = w[i]
+		}
+		return r
+	}
 	p := optimize.Problem{
-		Func: func(w []float64) float64 {
-			f, _ := lossGrad(train, w, l2, false)
-			return f
+		Func: func(v []float64) float64 {
+			w := full(v)
+			f, _ := lossGrad(train, w, 0, false)
+			return f + l2*floats.Dot(reg(w), reg(w))
 		},
-		Grad: func(g, w []float64) {
-			_, gr := lossGrad(train, w, l2, true)
-			copy(g, gr)
+		Grad: func(g, v []float64) {
+			w := full(v)
+			_, gr := lossGrad(train, w, 0, true)
+			r := reg(w)
+			for k, i := range freeIdx {
+				g[k] = gr[i] + 2*l2*r[i]
+			}
 		},
 	}
-	init := make([]float64, d)
-	res, err := optimize.Minimize(p, init, nil, &optimize.LBFGS{})
+	res, err := optimize.Minimize(p, make([]float64, len(freeIdx)), nil, &optimize.LBFGS{})
 	if err != nil && res == nil {
 		panic(err)
 	}
-	return res.X
+	return full(res.X)
 }
+
+// free holds the features --fit-only fits (nil: all).
+var free map[int]bool
 
 var lossName = "pairwise"
 
