@@ -124,3 +124,58 @@ func extractOne(t *testing.T, env string, c bundles.Candidate) []bundles.Bundle 
 	}
 	return bs
 }
+
+// Doctests that write every line of a compound statement behind ">>>", as
+// torch's do, read as xdoctest reads them (trixie-arena, torch 2.6; ExtractRules
+// 22): torch.library.infer_schema's example defines foo_impl over two ">>>"
+// lines and calls infer_schema on it; torch.compiler.is_compiling's defines a
+// forward method that calls the API, and nothing calls it: no example.
+// torch.optim.lr_scheduler.MultiStepLR's goes on with a training loop calling
+// train(...), which no example makes: it runs up to the statement that makes
+// the scheduler, with torch's optimizer stand-in.
+func TestExtract_DoctestPromptContinuation(t *testing.T) {
+	cands := []bundles.Candidate{
+		{APIName: "torch._library.infer_schema.infer_schema", Kind: bundles.KindFunction, Library: "torch", NewVersion: "2.6.0"},
+		{APIName: "torch.compiler.is_compiling", Kind: bundles.KindFunction, Library: "torch", NewVersion: "2.6.0"},
+		{APIName: "torch.optim.lr_scheduler.MultiStepLR", Kind: bundles.KindClass, Library: "torch", NewVersion: "2.6.0"},
+	}
+	bs, sum, err := bundles.Extract(t.Context(), sandboxtest.Runner(t), bundles.ExtractConfig{Env: sandboxtest.Env(t, "trixie-arena"), Candidates: cands, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != len(cands) {
+		t.Fatalf("%d bundles (%+v)", len(bs), sum)
+	}
+	for _, b := range bs {
+		i := slices.IndexFunc(b.Examples, func(e bundles.Example) bool {
+			return e.Source == bundles.SourceDoctest && e.Status == bundles.StatusExecuted
+		})
+		switch b.APIName {
+		case "torch.compiler.is_compiling":
+			if i >= 0 || !strings.Contains(b.Provenance.Components["E"], "names the API only in functions it never calls") {
+				t.Errorf("%s: E %q, examples %+v; want none, its doctest never calling it", b.APIName, b.Provenance.Components["E"], b.Examples)
+			}
+		case "torch.optim.lr_scheduler.MultiStepLR":
+			if i < 0 {
+				t.Fatalf("%s: no executed doctest; E %q, examples %+v", b.APIName, b.Provenance.Components["E"], b.Examples)
+			}
+			e := b.Examples[i]
+			if !strings.Contains(e.Code, "optimizer = torch.optim.SGD(") || !strings.Contains(e.Code, "\nscheduler = MultiStepLR(optimizer, milestones=") ||
+				!strings.HasSuffix(e.Code, "gamma=0.1)\n") ||
+				!strings.Contains(e.Reason, "up to its last statement that names the API") {
+				t.Errorf("%s: example %+v; want the doctest up to the scheduler, with the optimizer stand-in", b.APIName, e)
+			}
+		default:
+			if i < 0 {
+				t.Fatalf("%s: no executed doctest; E %q, examples %+v", b.APIName, b.Provenance.Components["E"], b.Examples)
+			}
+			code := b.Examples[i].Code
+			for _, want := range []string{"def foo_impl(x: torch.Tensor) -> torch.Tensor:\n    return x.sin()\n",
+				"infer_schema(foo_impl, op_name=\"foo\", mutates_args={})\n# -> foo(Tensor x) -> Tensor"} {
+				if !strings.Contains(code, want) {
+					t.Errorf("%s: doctest lacks %q:\n%s", b.APIName, want, code)
+				}
+			}
+		}
+	}
+}

@@ -369,13 +369,61 @@ def doctest_statements(lines):
             cur, outl = None, []
     if cur is not None:
         stmts.append((cur, outl))
-    return [("\n".join(c).rstrip(), textwrap.dedent("\n".join(o)).splitlines()) for c, o in stmts]
+    return joined_statements([("\n".join(c).rstrip(), textwrap.dedent("\n".join(o)).splitlines())
+                              for c, o in stmts])
+
+
+def _parses(src):
+    try:
+        ast.parse(src)
+    except SyntaxError:
+        return False
+    return True
+
+
+def joined_statements(stmts):
+    """stmts with xdoctest's reading of prompts: a run of statements without expected output
+    (the run ends at the first that has one) whose statements do not all parse alone but which
+    parses as a whole is one source, split again at its top-level statements. torch writes
+    every line of a compound statement behind ">>>" (">>> def f(x):", ">>>     return x"); a
+    statement's comment lines before it stay statements of their own. Runs whose every statement
+    parses, or that do not parse as a whole, are left as they are."""
+    out, i = [], 0
+    while i < len(stmts):
+        j = i
+        while j < len(stmts) - 1 and not stmts[j][1]:
+            j += 1
+        run = stmts[i:j + 1]
+        src = "\n".join(s for s, _ in run)
+        if all(_parses(s) for s, _ in run) or not _parses(src):
+            out += run
+            i = j + 1
+            continue
+        lines = src.splitlines()
+        body = ast.parse(src).body
+        prev = 0
+        for k, node in enumerate(body):
+            start, end = node.lineno - 1, node.end_lineno
+            if getattr(node, "decorator_list", None):
+                start = min(d.lineno for d in node.decorator_list) - 1
+            start = max(start, prev)
+            if end <= prev:  # "a = 1; b = 2": one line, one statement
+                continue
+            out += [(l, []) for l in lines[prev:start] if l.strip()]
+            out.append(("\n".join(lines[start:end]).rstrip(), run[-1][1] if k == len(body) - 1 else []))
+            prev = end
+        out += [(l, []) for l in lines[prev:] if l.strip()]
+        i = j + 1
+    return out
 
 
 # How much of a doctest's expected output an example keeps, as comments
 # under its statement.
 OUTPUT_LINES = 6
 OUTPUT_CHARS = 100
+
+
+OUTPUT_PREFIX, OUTPUT_CONT = "# -> ", "#    "
 
 
 def output_comment(out):
@@ -385,7 +433,7 @@ def output_comment(out):
     lines = [l[:OUTPUT_CHARS] for l in out[:OUTPUT_LINES]]
     if len(out) > OUTPUT_LINES:
         lines.append("...")
-    return "\n".join(("# -> " if i == 0 else "#    ") + l for i, l in enumerate(lines))
+    return "\n".join((OUTPUT_PREFIX if i == 0 else OUTPUT_CONT) + l for i, l in enumerate(lines))
 
 
 PLOT_RE = re.compile(r"\b(plt|matplotlib|pyplot|fig|ax|axes)\b|\.plot\(|\.hist\(")
@@ -459,6 +507,28 @@ def statements_code(lines):
     if not kept:
         return None, dropped
     return "\n".join(kept) + "\n", dropped
+
+
+def doctest_head(code, leaf):
+    """The statements of a doctest script code up to its last top-level statement that names
+    leaf, with that statement's output comment lines; None when that is all of code or none names
+    leaf. A doctest whose later statements need what the example never makes (torch's
+    lr_scheduler examples go on with "train(...)" in a loop) still shows the API at work."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    lines = code.splitlines()
+    last = None
+    for node in body:
+        if mine.mentions("\n".join(lines[node.lineno - 1:node.end_lineno]), leaf):
+            last = node
+    if last is None or last is body[-1]:
+        return None
+    end = last.end_lineno
+    while end < len(lines) and lines[end].startswith((OUTPUT_PREFIX, OUTPUT_CONT)):
+        end += 1
+    return "\n".join(lines[:end]) + "\n"
 
 
 def build_example(doc, secs):
@@ -591,6 +661,10 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
         code = cfg.get("bootstrap", "") + code
         if any(e["code"] == code for e in out):
             return "duplicate"  # the docs render the docstring's own example
+        if not mine.runs_leaf(code, leaf):
+            out.append(dict({"code": code, "status": "failed", "source": source,
+                             "reason": "names the API only in functions it never calls"}, **({"origin": org} if org else {})))
+            return "failed"
         t0 = time.monotonic()
         status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "other-docstring", "tests") else None)
         spent += time.monotonic() - t0
@@ -612,7 +686,11 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
         doctest_code, dropped = build_example(doc, secs)
         if doctest_code:
             note = "; %d plotting/skipped doctest statements removed" % dropped if dropped else ""
-            run(doctest_code, "docstring", dict(origin), note=note)
+            if run(doctest_code, "docstring", dict(origin), note=note) == "failed":
+                head = doctest_head(doctest_code, leaf)
+                if head:
+                    run(head, "docstring", dict(origin), note=note + "; the doctest up to its last statement "
+                        "that names the API (the whole failed: %s)" % out[-1]["reason"][:150])
     candidates = []
     if doc:
         for c in mine.docstring_blocks(doc, leaf, skip_doctest=False)[:TRIES_PER_SOURCE]:

@@ -86,6 +86,13 @@ def scoped_names(tree):
                     visit(d, bound, loads, funcs)
             for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
                 visit(d, bound, loads, funcs)
+            # Annotations are read in the enclosing scope ("def f(x: torch.Tensor)" needs torch).
+            a = node.args
+            for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v is not None]:
+                if x.annotation is not None:
+                    visit(x.annotation, bound, loads, funcs)
+            if getattr(node, "returns", None) is not None:
+                visit(node.returns, bound, loads, funcs)
             funcs.append(node)
             return
         if isinstance(node, ast.Name):
@@ -531,6 +538,53 @@ def calls_api(code, obj, leaf, kind):
 
 def mentions(code, leaf):
     return re.search(r"(?<![\w])%s(?![\w])" % re.escape(leaf), code) is not None
+
+
+def runs_leaf(code, leaf):
+    """Whether code uses leaf (a name or an attribute) where it runs: outside function bodies, or
+    inside functions each of which code uses outside its own body (by its name, or for a method
+    by its class's). An example that only defines a function calling the API (a worker for
+    mp.spawn, a forward method of no module) never runs it. True when code does not parse or
+    never uses leaf so: the run decides."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return True
+    loads, hits, owner = [], [], {}
+
+    def visit(node, defs, cls):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for d in node.decorator_list + a.defaults + [d for d in a.kw_defaults if d is not None]:
+                visit(d, defs, None)
+            if cls is not None:
+                owner[node] = cls
+            for c in node.body:
+                visit(c, defs + (node,), None)
+            return
+        if isinstance(node, ast.ClassDef):
+            for c in node.bases + node.keywords + node.decorator_list:
+                visit(c, defs, None)
+            for c in node.body:
+                visit(c, defs, node)
+            return
+        ident = node.id if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+        if ident is not None:
+            loads.append((ident, defs))
+            if ident == leaf:
+                hits.append(defs)
+        for c in ast.iter_child_nodes(node):
+            visit(c, defs, None)
+
+    for n in tree.body:
+        visit(n, (), None)
+
+    def used(d):
+        names = {d.name} | ({owner[d].name} if d in owner else set())
+        return any(i in names and d not in ds for i, ds in loads)
+
+    return not hits or any(all(used(d) for d in ds) for ds in hits)
 
 
 def python_lang(lang):
