@@ -16,11 +16,12 @@ import (
 )
 
 var (
-	labelSuiteAll   = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
-	labelSuiteN     = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
-	labelSuiteEnv   = flag.String("label-suite-env", "trixie-sci", "TestLabelMutationSuite_Arena: environment (trixie-arena runs every group, torch and sympy included)")
-	labelSuiteTasks = flag.String("label-suite-tasks", "", "TestLabelMutationSuite_Arena: comma-separated task ids to run (empty: all the pool's, see -label-suite-all)")
-	labelSuitePool  = flag.String("label-suite-pool", "codeupdatearena", "TestLabelMutationSuite_Arena: pool of ../shared/data: codeupdatearena, or monkeyeval / beatnumeval with their spy from the keyword mapping (in bookworm-sci unless -label-suite-env names another)")
+	labelSuiteAll    = flag.Bool("label-suite-all", false, "TestLabelMutationSuite_Arena: every example of the runnable groups, not the first of each update")
+	labelSuiteN      = flag.Int("label-suite-n", 24, "TestLabelMutationSuite_Arena: at most this many tasks, spread over the groups (0: no limit)")
+	labelSuiteEnv    = flag.String("label-suite-env", "trixie-sci", "TestLabelMutationSuite_Arena: environment (trixie-arena runs every group, torch and sympy included)")
+	labelSuiteTasks  = flag.String("label-suite-tasks", "", "TestLabelMutationSuite_Arena: comma-separated task ids to run (empty: all the pool's, see -label-suite-all)")
+	labelSuitePool   = flag.String("label-suite-pool", "codeupdatearena", "TestLabelMutationSuite_Arena: pool of ../shared/data: codeupdatearena, or monkeyeval / beatnumeval with their spy from the keyword mapping (in bookworm-sci unless -label-suite-env names another)")
+	labelSuiteGroups = flag.String("label-suite-groups", "", "TestLabelMutationSuite_Arena: comma-separated groups (CodeUpdateArena packages: math, itertools, re, numpy, sympy, torch) to keep; empty: all")
 )
 
 // sharedArena finds ../shared/data/codeupdatearena/arena.jsonl beside the
@@ -120,6 +121,9 @@ func TestLabelMutationSuite_Arena(t *testing.T) {
 	}
 	if ids := taskIDs(*labelSuiteTasks); len(ids) > 0 {
 		tasks = slices.DeleteFunc(tasks, func(tk *pool.Task) bool { return !slices.Contains(ids, tk.TaskID) })
+	}
+	if groups := taskIDs(*labelSuiteGroups); len(groups) > 0 {
+		tasks = slices.DeleteFunc(tasks, func(tk *pool.Task) bool { return !slices.Contains(groups, tk.Group) })
 	}
 	// Every len/n-th task, so each group keeps its share.
 	tasks = spread(tasks, *labelSuiteN)
