@@ -170,13 +170,15 @@ func newRunnerJob(t *pool.Task, o setupOptions) runnerJob {
 		for _, a := range o.aliases {
 			j.Refs = append(j.Refs, a.Path)
 		}
-		seen := map[string]bool{}
-		for _, tg := range j.Targets {
-			top, _, _ := strings.Cut(tg, ".")
-			if !seen[top] {
-				seen[top] = true
-				j.Tops = append(j.Tops, top)
-			}
+	}
+	// The task's libraries are its targets' packages, spy or not: with the
+	// spy off (evalharness.SpyOff, HumanEval-style pools) the test still
+	// reads the library's values, which must cross as data.
+	seen := map[string]bool{}
+	for _, tg := range t.Targets() {
+		if top, _, _ := strings.Cut(tg, "."); top != "" && !seen[top] {
+			seen[top] = true
+			j.Tops = append(j.Tops, top)
 		}
 	}
 	add(t.HiddenSetup)

@@ -207,3 +207,38 @@ func TestEvalRun_ArenaRegexPattern(t *testing.T) {
 		})
 	}
 }
+
+// The references of CodeUpdateArena's sympy updates pass with the spy off
+// as with it on (trixie-arena). The judge's allow-list admitted the task's
+// library only when the spy was on, so with it off the completion's sympy
+// module crossed as an opaque handle (the test's sympy.sympify raised
+// AttributeError on it) and its expressions as proxies that compare
+// unequal: 9 of the 12 sympy references failed with the spy off.
+func TestEvalRun_ArenaSpyOffLibraryValues(t *testing.T) {
+	bwrapOnly(t)
+	tasks, expected := arenaSuitePoolIn(t, true, importers.ArenaEnvironment)
+	env := sandboxtest.Env(t, importers.ArenaEnvironment)
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{
+		"cua_sympy.factor_add-argument_update-0_prog_syn-0",
+		"cua_sympy.diff_add-argument_update-0_prog_syn-2",
+	} {
+		t.Run(id, func(t *testing.T) {
+			i := slices.IndexFunc(tasks, func(tk *pool.Task) bool { return tk.TaskID == id })
+			if i < 0 {
+				t.Fatalf("%s not in the imported pool", id)
+			}
+			task := evalharness.SpyOff(tasks[i])
+			v, err := h.Evaluate(t.Context(), task, expected[id], task.MaskedRegion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed {
+				t.Errorf("spy off: passed %v status %s: %s", v.Passed, v.Status, v.Error)
+			}
+		})
+	}
+}
