@@ -242,3 +242,39 @@ func TestEvalRun_ArenaSpyOffLibraryValues(t *testing.T) {
 		})
 	}
 }
+
+// The references of CodeUpdateArena's torch.cat updates pass with the spy
+// on and off (trixie-arena). A tensor's own pickle calls
+// torch.storage._load_from_bytes, which the judge's allow-list refuses (it
+// runs torch.load), so tensors crossed as proxies or made the whole value
+// refused (HARNESS_TAMPER): 100 of the 106 torch references failed through
+// the harness. Dense CPU tensors now cross as their values
+// (py/plaindata.py, "tensor" persistent ids).
+func TestEvalRun_ArenaTorchTensors(t *testing.T) {
+	bwrapOnly(t)
+	tasks, expected := arenaSuitePoolIn(t, true, importers.ArenaEnvironment)
+	env := sandboxtest.Env(t, importers.ArenaEnvironment)
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "cua_torch.cat_modify-output-semantics_update-0_prog_syn-0"
+	i := slices.IndexFunc(tasks, func(tk *pool.Task) bool { return tk.TaskID == id })
+	if i < 0 {
+		t.Fatalf("%s not in the imported pool", id)
+	}
+	for _, tt := range []struct {
+		name string
+		task *pool.Task
+	}{{"SpyOn", tasks[i]}, {"SpyOff", evalharness.SpyOff(tasks[i])}} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := h.Evaluate(t.Context(), tt.task, expected[id], tt.task.MaskedRegion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Passed || (tt.name == "SpyOn" && v.SpyCalls == 0) {
+				t.Errorf("passed %v status %s spy calls %d: %s", v.Passed, v.Status, v.SpyCalls, v.Error)
+			}
+		})
+	}
+}

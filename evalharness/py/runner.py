@@ -1364,6 +1364,11 @@ class Client:
                 return self.codec_mod.namedtuple_of(pid[1], pid[2], pid[3])
             except self.codec_mod.RefusedError as e:
                 raise Tamper(str(e))
+        if kind == "tensor" and len(pid) == 5:
+            try:
+                return self.codec_mod.tensor_of(self.codec, *pid[1:])
+            except self.codec_mod.RefusedError as e:
+                raise Tamper(str(e))
         if kind == "plain" and len(pid) == 2:
             v = pid[1]
             if type(v) not in (int, float, complex, str, bytes, tuple, list, dict, set, frozenset) and \
