@@ -185,9 +185,11 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 			cl, _ := c(pool.LabelWrongParam, "target-arguments", api+" refused its arguments: "+short)
 			cl.SigError = true
 			return cl, true
-		case t.Exc == "TypeError":
+		case t.Exc == "TypeError", t.Exc == "AttributeError" && objectAttrRE.MatchString(t.Msg):
 			// The arguments bound; an operation inside the target refused
-			// the type of one of them (a list where a number goes).
+			// the type of one of them (a list where a number goes), or
+			// looked up an attribute its type lacks (a list where an
+			// expression goes: 'list' object has no attribute 'expand').
 			return c(pool.LabelWrongShapeDtype, "target-input-type", api+" rejected the type of its input: "+short)
 		default:
 			return c(pool.LabelWrongParam, "target-raised", api+" raised on its arguments: "+short)
@@ -292,6 +294,10 @@ func runtimeClass(f *failureFacts) (classification, bool) {
 	cl.Weak = true
 	return cl, true
 }
+
+// objectAttrRE matches an AttributeError on an instance (not a module):
+// "'list' object has no attribute 'expand'".
+var objectAttrRE = regexp.MustCompile(`^'[\w.]+' object has no attribute `)
 
 var cannotImportRE = regexp.MustCompile(`cannot import name '(\w+)'`)
 
