@@ -280,6 +280,31 @@ func TestOpen_DynamicVersion(t *testing.T) {
 		})
 	}
 
+	// A work tree changed since the tag is not the tagged release.
+	readme := filepath.Join(checkout, "pyproject.toml")
+	orig, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(readme, append(orig, "# changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := private.Open(t.Context(), checkout, private.OpenOptions{}); err == nil {
+		s.Close()
+		t.Errorf("Open of a changed work tree read version %s from %q", s.Version, s.VersionFrom)
+	} else if w := "the work tree has uncommitted changes since tag 1.5.0 (pyproject.toml)"; !strings.Contains(err.Error(), w) {
+		t.Errorf("Open: %v\nwant %q", err, w)
+	}
+	// The tagged revision itself is read from git, whatever the work tree holds.
+	if s, err := private.Open(t.Context(), checkout, private.OpenOptions{Rev: tagged}); err != nil {
+		t.Errorf("Open of the tagged revision of a changed work tree: %v", err)
+	} else {
+		s.Close()
+	}
+	if err := os.WriteFile(readme, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	// A commit past the tag has no version but the one --version gives.
 	if err := os.WriteFile(filepath.Join(checkout, "CHANGELOG.rst"), []byte("unreleased\n"), 0o644); err != nil {
 		t.Fatal(err)

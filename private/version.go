@@ -156,6 +156,14 @@ func (s *Source) dynamicVersion(ctx context.Context, dir string, tops map[string
 		commit = s.Revision
 	}
 	tag, why := gitVersionTag(ctx, repo, commit, vt.prefix)
+	if tag != "" && s.Revision == "" {
+		// The work tree is read, not the commit: a tracked file changed
+		// since it makes the tag wrong, as git describe --dirty (and so
+		// setuptools-scm and versioneer) would say.
+		if changed := gitChanged(ctx, repo); len(changed) > 0 {
+			tag, why = "", fmt.Sprintf("the work tree has uncommitted changes since tag %s (%s), so that tag does not name it", why, strings.Join(changed, ", "))
+		}
+	}
 	if tag != "" {
 		s.Version, s.VersionFrom = tag, "git tag "+why
 		return nil
@@ -195,6 +203,28 @@ func versionInFile(path string) string {
 // versioneerJSON finds the version_json that versioneer writes into the
 // version file of an sdist or a build.
 var versioneerJSON = regexp.MustCompile(`(?s)\bversion_json\s*=\s*'''\s*(\{.*?\})\s*'''`)
+
+// gitChanged returns the tracked paths of the git work tree at repo that
+// differ from its HEAD (git status --porcelain --untracked-files=no; at
+// most 5, then "..."), or nil.
+func gitChanged(ctx context.Context, repo string) []string {
+	out, err := exec.CommandContext(ctx, "git", "-C", repo, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if len(line) < 4 {
+			continue
+		}
+		if len(paths) == 5 {
+			paths = append(paths, "...")
+			break
+		}
+		paths = append(paths, line[3:])
+	}
+	return paths
+}
 
 // gitVersionTag returns the version named by a tag of commit in the git
 // repository at repo (the highest, when several are), and the tag; or ""
