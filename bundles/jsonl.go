@@ -24,15 +24,24 @@ func ReadBundles(path string, opts jsonl.ReadOptions) ([]Bundle, jsonl.ReadStats
 	return bs, st, err
 }
 
-// bundleLine is one line of a bundles file, decoded once: the bundle, and
-// whether the line has the keys of the records of other files.
+// bundleLine is one line of a bundles file: the bundle, and which keys of
+// the records of other files the line has.
 type bundleLine struct {
 	Bundle
+	keys lineKeys
+}
+
+// lineKeys records which keys of the records of other JSONL files a line
+// has, whatever their values, to name the file a misplaced line comes from.
+type lineKeys struct {
 	TaskID      present `json:"task_id"`      // tasks, expected calls, predictions, results
 	TestHarness present `json:"test_harness"` // tasks
 	Samples     present `json:"samples"`      // predictions
 	Signature   present `json:"signature"`    // candidates
 	Docstring   present `json:"docstring"`    // candidates
+	SName       present `json:"s_name"`       // bundles
+	SParam      present `json:"s_param"`      // bundles
+	Description present `json:"description"`  // tasks, prompt inputs
 }
 
 // present records that a key is there, whatever its value.
@@ -40,26 +49,77 @@ type present bool
 
 func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
+// looksLike returns the clause naming the keys the line has and the file
+// such a line belongs to ("it has task_id and samples, as a line of
+// predictions.jsonl has"), with a hint where one helps; "" when the keys
+// name no file.
+func (k lineKeys) looksLike() string {
+	switch {
+	case bool(k.TaskID && k.TestHarness):
+		return "it has task_id and test_harness, as a line of a task pool's tasks.jsonl has; pass the pool with --tasks and its bundles.jsonl with --bundles"
+	case bool(k.TaskID && k.Samples):
+		return "it has task_id and samples, as a line of predictions.jsonl has"
+	case bool(k.TaskID):
+		return "it has task_id, as the lines of a task pool's files (tasks.jsonl, expected_calls.jsonl, results.jsonl) have"
+	case bool(k.Signature && k.Docstring):
+		return "it has signature and docstring, as a line of a candidates file (novelapi discover's output) has; extract its bundles with novelapi extract --candidates FILE"
+	case bool(k.SName && k.SParam):
+		return "it has s_name and s_param, as a line of bundles.jsonl has; pass the bundles with --bundles"
+	}
+	return ""
+}
+
 func (l *bundleLine) UnmarshalJSON(data []byte) error {
-	type plain bundleLine // without this method
-	if err := json.Unmarshal(data, (*plain)(l)); err != nil {
+	if err := json.Unmarshal(data, &l.Bundle); err != nil {
 		return err
 	}
-	const what = "not a bundle"
-	task := bool(l.TaskID)
-	switch {
-	case task && bool(l.TestHarness):
-		return errors.New(what + ": it has task_id and test_harness, as a line of a task pool's tasks.jsonl has; pass the pool with --tasks and its bundles.jsonl with --bundles")
-	case task && bool(l.Samples):
-		return errors.New(what + ": it has task_id and samples, as a line of predictions.jsonl has")
-	case task:
-		return errors.New(what + ": it has task_id, as the lines of a task pool's files (tasks.jsonl, expected_calls.jsonl, results.jsonl) have")
-	case bool(l.Signature && l.Docstring):
-		return errors.New(what + ": it has signature and docstring, as a line of a candidates file (novelapi discover's output) has; extract its bundles with novelapi extract --candidates FILE")
-	case l.APIName == "":
-		return errors.New(what + ": it has no api_name")
+	if err := json.Unmarshal(data, &l.keys); err != nil {
+		return err
+	}
+	const what = "not a bundle: "
+	if l.keys.TaskID || l.keys.Signature && l.keys.Docstring {
+		return errors.New(what + l.keys.looksLike())
+	}
+	if l.APIName == "" {
+		return errors.New(what + "it has no api_name")
 	}
 	return nil
+}
+
+// ReadPromptInputs reads a JSON or JSONL file of task records to render
+// prompts from (description and context_code, docs/protocol.md §2.3), see
+// [jsonl.Read]. A line without a description (a bundle, a prediction, a
+// candidate) is a *[jsonl.ParseError] naming the file, the line and the
+// file the line looks like it came from: rendered, it would leave the
+// prompt's "# Task:" empty.
+func ReadPromptInputs(path string, opts jsonl.ReadOptions) ([]PromptInput, jsonl.ReadStats, error) {
+	recs, st, err := jsonl.Read[promptLine](path, opts)
+	ts := make([]PromptInput, len(recs))
+	for i := range recs {
+		ts[i] = recs[i].PromptInput
+	}
+	return ts, st, err
+}
+
+// promptLine is one line of a file of prompt inputs.
+type promptLine struct{ PromptInput }
+
+func (l *promptLine) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, &l.PromptInput); err != nil {
+		return err
+	}
+	var k lineKeys
+	if err := json.Unmarshal(data, &k); err != nil {
+		return err
+	}
+	if k.Description {
+		return nil
+	}
+	msg := "not a task: it has no description"
+	if like := k.looksLike(); like != "" {
+		msg += "; " + like
+	}
+	return errors.New(msg)
 }
 
 // WriteBundles writes bundles atomically to path as bundles.jsonl, in the

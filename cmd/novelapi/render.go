@@ -111,11 +111,12 @@ func runRender(g *globals, cfg renderConfig, conditionSet bool) error {
 	return err
 }
 
-// pickTask reads --task-json (one JSON object, or JSONL task records) and
+// pickTask reads --task-json (one JSON object, or JSONL task records),
+// refusing a line that is no task (see [bundles.ReadPromptInputs]), and
 // selects the task by --task-id, else the only record, else the first whose
 // api_name is --api.
 func pickTask(cfg renderConfig) (bundles.PromptInput, error) {
-	tasks, _, err := jsonl.Read[bundles.PromptInput](cfg.taskPath, jsonl.ReadOptions{})
+	tasks, _, err := bundles.ReadPromptInputs(cfg.taskPath, jsonl.ReadOptions{})
 	if err != nil {
 		return bundles.PromptInput{}, err
 	}

@@ -62,3 +62,42 @@ func TestRenderCmd_BadLine(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
+
+// TestRenderCmd_TaskJSONOtherFile: a bundles file or a predictions file
+// handed to --task-json is refused at its first line, naming the file, the
+// line and the kind of file it looks like, instead of printing a prompt
+// with an empty "# Task:"; a task pool's tasks.jsonl is accepted.
+func TestRenderCmd_TaskJSONOtherFile(t *testing.T) {
+	const published = "../../bundles/testdata/formats/published.jsonl"
+	const preds = "testdata/predictions/numpyeval.jsonl"
+	const tasks = "../../evalharness/testdata/tasks/tasks.jsonl"
+	tests := []struct {
+		name, taskJSON string
+		wantCode       int
+		want           string // substring of stderr, or prefix of the task part of stdout
+	}{
+		{"Bundles", published, 1, published + ":1: not a task: it has no description; it has s_name and s_param, as a line of bundles.jsonl has"},
+		{"Predictions", preds, 1, preds + ":1: not a task: it has no description; it has task_id and samples, as a line of predictions.jsonl has"},
+		{"Tasks", tasks, 0, "# Task:\nCompute the running totals"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{"render", "--bundles", published, "--api", "numpy.unstack", "--condition", "S_name", "--prompt", "--task-json", tt.taskJSON}
+			if tt.wantCode == 0 {
+				args = append(args, "--task-id", "np_cumulative_sum_easy")
+			}
+			code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %s", code, tt.wantCode, stdout.String(), stderr.String())
+			}
+			got := stderr.String()
+			if tt.wantCode == 0 {
+				got = stdout.String()
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output %q lacks %q", got, tt.want)
+			}
+		})
+	}
+}
