@@ -132,12 +132,15 @@ func extractOne(t *testing.T, env string, c bundles.Candidate) []bundles.Bundle 
 // forward method that calls the API, and nothing calls it: no example.
 // torch.optim.lr_scheduler.MultiStepLR's goes on with a training loop calling
 // train(...), which no example makes: it runs up to the statement that makes
-// the scheduler, with torch's optimizer stand-in.
+// the scheduler, with torch's optimizer stand-in. The planners of
+// torch.distributed.checkpoint's docstrings name Metadata only in a method's
+// annotation: no example of it (ExtractRules 23).
 func TestExtract_DoctestPromptContinuation(t *testing.T) {
 	cands := []bundles.Candidate{
 		{APIName: "torch._library.infer_schema.infer_schema", Kind: bundles.KindFunction, Library: "torch", NewVersion: "2.6.0"},
 		{APIName: "torch.compiler.is_compiling", Kind: bundles.KindFunction, Library: "torch", NewVersion: "2.6.0"},
 		{APIName: "torch.optim.lr_scheduler.MultiStepLR", Kind: bundles.KindClass, Library: "torch", NewVersion: "2.6.0"},
+		{APIName: "torch.distributed.checkpoint.metadata.Metadata", Kind: bundles.KindClass, Library: "torch", NewVersion: "2.6.0"},
 	}
 	bs, sum, err := bundles.Extract(t.Context(), sandboxtest.Runner(t), bundles.ExtractConfig{Env: sandboxtest.Env(t, "trixie-arena"), Candidates: cands, Workers: 1})
 	if err != nil {
@@ -151,6 +154,12 @@ func TestExtract_DoctestPromptContinuation(t *testing.T) {
 			return e.Source == bundles.SourceDoctest && e.Status == bundles.StatusExecuted
 		})
 		switch b.APIName {
+		case "torch.distributed.checkpoint.metadata.Metadata":
+			for _, e := range b.Examples {
+				if e.Status != bundles.StatusFailed && strings.Contains(e.Code, "metadata: Metadata") {
+					t.Errorf("%s: served %s example naming it only in an annotation:\n%s", b.APIName, e.Source, e.Code)
+				}
+			}
 		case "torch.compiler.is_compiling":
 			if i >= 0 || !strings.Contains(b.Provenance.Components["E"], "names the API only in functions it never calls") {
 				t.Errorf("%s: E %q, examples %+v; want none, its doctest never calling it", b.APIName, b.Provenance.Components["E"], b.Examples)

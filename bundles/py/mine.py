@@ -544,19 +544,27 @@ def runs_leaf(code, leaf):
     """Whether code uses leaf (a name or an attribute) where it runs: outside function bodies, or
     inside functions each of which code uses outside its own body (by its name, or for a method
     by its class's). An example that only defines a function calling the API (a worker for
-    mp.spawn, a forward method of no module) never runs it. True when code does not parse or
-    never uses leaf so: the run decides."""
+    mp.spawn, a forward method of no module), or that names it only in imports and annotations
+    (a planner subclass whose method takes "metadata: Metadata"), never runs it. True when code
+    does not parse or never names leaf: the run decides."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return True
     loads, hits, owner = [], [], {}
+    # Imports and annotations name leaf without running it.
+    named = any(isinstance(n, ast.alias) and (n.asname or n.name).split(".")[-1] == leaf for n in ast.walk(tree))
 
     def visit(node, defs, cls):
+        nonlocal named
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             for d in node.decorator_list + a.defaults + [d for d in a.kw_defaults if d is not None]:
                 visit(d, defs, None)
+            for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v is not None] + [node]:
+                ann = x.returns if x is node else x.annotation
+                if ann is not None and mentions(ast.unparse(ann), leaf):
+                    named = True
             if cls is not None:
                 owner[node] = cls
             for c in node.body:
@@ -584,7 +592,9 @@ def runs_leaf(code, leaf):
         names = {d.name} | ({owner[d].name} if d in owner else set())
         return any(i in names and d not in ds for i, ds in loads)
 
-    return not hits or any(all(used(d) for d in ds) for ds in hits)
+    if not hits:
+        return not named
+    return any(all(used(d) for d in ds) for ds in hits)
 
 
 def python_lang(lang):
