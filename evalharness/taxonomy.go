@@ -22,7 +22,7 @@ var (
 	excTypeRE      = regexp.MustCompile(`(?m)^([A-Z][A-Za-z_]*(?:Error|Exception|Warning|Interrupt))\b`)
 	notCalledRE    = regexp.MustCompile(`(?i)AssertionError:\s*solution did not call target API`)
 	nameErrorRE    = regexp.MustCompile(`NameError: name '([^']*)' is not defined`)
-	shapeDtypeRE   = regexp.MustCompile(`(?i)shape|dtype|broadcast|dimension|ndim|\baxis\b|rank|same length|length of|wrong length|mismatch|size \d|of size|columns?\b|schema|cast|ufunc|not supported for the input types|could not convert|non-numeric|numeric|resolved dtypes|item wrong length|invalid type promotion|real numbers?\b|must be (?:real|numeric|an array of)|\b\d-d\b`)
+	shapeDtypeRE   = regexp.MustCompile(`(?i)shape|dtype|broadcast|dimension|ndim|\baxis\b|rank|\blength\b|mismatch|size \d|of size|columns?\b|schema|cast|ufunc|not supported for the input types|could not convert|non-numeric|numeric|resolved dtypes|item wrong length|invalid type promotion|real numbers?\b|must be (?:real|numeric|an array of)|\b\d-d\b`)
 	paramMsgRE     = regexp.MustCompile(`unexpected keyword|positional argument|required (?:positional|keyword)|takes (?:\d+|exactly|at most|at least|no)|got multiple values|missing \d+ required|keyword argument|argument '|expected (?:at most |at least )?\d+ arguments?, got \d+`)
 	attrOfModuleRE = regexp.MustCompile(`module '([\w.]+)' has no attribute '(\w+)'`)
 )
