@@ -224,7 +224,7 @@ func Compute(results []pool.TaskResult) Metrics {
 // ComputeBreakdowns groups results by condition, library, difficulty,
 // novelty and domain and computes Metrics for each group.
 func ComputeBreakdowns(results []pool.TaskResult) Breakdowns {
-	by := func(key func(pool.TaskResult) string) map[string]Metrics {
+	by := func(results []pool.TaskResult, key func(pool.TaskResult) string) map[string]Metrics {
 		groups := map[string][]pool.TaskResult{}
 		for _, r := range results {
 			k := key(r)
@@ -238,16 +238,41 @@ func ComputeBreakdowns(results []pool.TaskResult) Breakdowns {
 	}
 	var group map[string]Metrics
 	if slices.ContainsFunc(results, func(r pool.TaskResult) bool { return r.Group != "" }) {
-		group = by(func(r pool.TaskResult) string { return r.Group })
+		group = by(results, func(r pool.TaskResult) string { return r.Group })
 	}
 	return Breakdowns{
 		Group:      group,
-		Condition:  by(func(r pool.TaskResult) string { return r.Condition }),
-		Library:    by(func(r pool.TaskResult) string { return r.Library }),
-		Difficulty: by(func(r pool.TaskResult) string { return r.Difficulty }),
-		Novelty:    by(func(r pool.TaskResult) string { return r.Novelty }),
-		Domain:     by(func(r pool.TaskResult) string { return r.Domain }),
+		Condition:  by(withRunCondition(results), func(r pool.TaskResult) string { return r.Condition }),
+		Library:    by(results, func(r pool.TaskResult) string { return r.Library }),
+		Difficulty: by(results, func(r pool.TaskResult) string { return r.Difficulty }),
+		Novelty:    by(results, func(r pool.TaskResult) string { return r.Novelty }),
+		Domain:     by(results, func(r pool.TaskResult) string { return r.Domain }),
 	}
+}
+
+// withRunCondition returns results with each missing task
+// ([pool.TaskResult.Missing]) recorded without a condition given the
+// run's condition, the one condition of the other results; when they have
+// several, such a task is left out, counted in the run's Missing alone and
+// never under an empty-named condition.
+func withRunCondition(results []pool.TaskResult) []pool.TaskResult {
+	var conds []string
+	for _, r := range results {
+		if !r.Missing && !slices.Contains(conds, r.Condition) {
+			conds = append(conds, r.Condition)
+		}
+	}
+	out := make([]pool.TaskResult, 0, len(results))
+	for _, r := range results {
+		if r.Missing && r.Condition == "" {
+			if len(conds) != 1 {
+				continue
+			}
+			r.Condition = conds[0]
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // requiredCalled counts the required APIs the greedy sample called.

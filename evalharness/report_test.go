@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,5 +243,48 @@ func TestReportSweep_CommonTasks(t *testing.T) {
 	md, _ = os.ReadFile(filepath.Join(out, pool.ReportMDFile))
 	if strings.Contains(string(md), "Different task sets") || strings.Contains(string(md), "own tasks") || !strings.Contains(string(md), "| S | 75.0% (4) | 50.0% (4) | -25.0 |") {
 		t.Errorf("sweep report.md over equal task sets:\n%s", md)
+	}
+}
+
+// TestReport_Missing: a run of a HumanEval-style pool (NumpyEval, 14 of
+// 101 tasks predicted, recorded before missing tasks carried the run's
+// condition) reports its 87 missing tasks and the denominator sentence,
+// and puts them under the run's condition, with no empty-named condition.
+func TestReport_Missing(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{pool.ResultsFile, pool.MetaFile} {
+		data, err := os.ReadFile(filepath.Join("testdata", "report", "numpyeval-missing", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := evalharness.Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{pool.ReportMDFile, pool.ReportHTML} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(data)
+		for _, want := range []string{"Missing (no prediction; HumanEval-style: not scored): 87 tasks.", "pass@k, exec@k and the rates are over the 14 scored tasks (n_tasks); 87 tasks of HumanEval-style pools without a prediction are missing"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+		if strings.Contains(got, "| (unknown) | 0 |") || strings.Contains(got, "<td>(unknown)</td><td>0</td>") {
+			t.Errorf("%s has an (unknown) condition of 0 tasks", f)
+		}
+	}
+	results, _, err := pool.ReadResults(filepath.Join(dir, pool.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := evalharness.ComputeBreakdowns(results).Condition
+	if m, ok := by["none"]; len(by) != 1 || !ok || m.N != 14 || m.Missing != 87 {
+		t.Errorf("by_condition %v; want none alone, n_tasks 14, missing 87", slices.Sorted(maps.Keys(by)))
 	}
 }

@@ -317,6 +317,12 @@ func selectWork(cfg RunConfig) ([]workItem, error) {
 		for _, p := range cfg.Predictions {
 			have[p.TaskID] = true
 		}
+		// A missing task belongs to the run's condition: --condition, else
+		// the one cell of the predictions ("" when they hold several).
+		cell := cfg.Condition
+		if cell == "" {
+			cell = soleCell(cfg.Predictions)
+		}
 		i := len(cfg.Predictions)
 		for _, t := range cfg.Tasks {
 			if have[t.TaskID] {
@@ -324,12 +330,28 @@ func selectWork(cfg RunConfig) ([]workItem, error) {
 			}
 			have[t.TaskID] = true
 			if cfg.Shard.Has(i) {
-				work = append(work, workItem{index: i, pred: &pool.Prediction{TaskID: t.TaskID}, task: t, missing: true})
+				work = append(work, workItem{index: i, pred: &pool.Prediction{TaskID: t.TaskID, Cell: cell}, task: t, missing: true})
 			}
 			i++
 		}
 	}
 	return work, nil
+}
+
+// soleCell returns the cell all of preds name, or "" when they name
+// several or none.
+func soleCell(preds []*pool.Prediction) string {
+	cell := ""
+	for _, p := range preds {
+		switch {
+		case p.Cell == "" || p.Cell == cell:
+		case cell == "":
+			cell = p.Cell
+		default:
+			return ""
+		}
+	}
+	return cell
 }
 
 // meta returns the eval_meta.json of this run.
@@ -578,7 +600,7 @@ func (cfg RunConfig) evaluateTask(ctx context.Context, w workItem, log *slog.Log
 		if w.task.HumanEvalConvention() {
 			v.Label, v.Rationale = "", "no prediction for this task; missing, not failed: a HumanEval-style pool's pass@k is over the tasks with a prediction (openai/human-eval)"
 		}
-		r := newTaskResult(w.index, w.task, cfg.Condition, []Verdict{v})
+		r := newTaskResult(w.index, w.task, w.pred.Cell, []Verdict{v})
 		r.Missing = w.task.HumanEvalConvention()
 		r.SamplesHash = cfg.samplesHash(w)
 		return r, true

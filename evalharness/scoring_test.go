@@ -131,6 +131,16 @@ func TestRun_MissingHumanEval(t *testing.T) {
 		t.Errorf("HumanEval-style pool: n=%d pass@1=%v no_prediction=%d missing=%d, by library n=%d missing=%d; want 5, 0.4, 0, 2, 5, 2",
 			s.N, s.PassAt1, s.NoPrediction, s.Missing, n, missing)
 	}
+	// The missing tasks belong to the run's condition (the predictions'
+	// one cell), in results.jsonl and by_condition: no empty-named one.
+	if m, ok := s.Condition["S+E"]; len(s.Condition) != 1 || !ok || m.N != 5 || m.Missing != 2 {
+		t.Errorf("by_condition %v; want S+E alone, n_tasks 5, missing 2", s.Condition)
+	}
+	for _, r := range readLines(t, filepath.Join(cfg.OutDir, pool.ResultsFile)) {
+		if r.Condition != "S+E" {
+			t.Errorf("%s: condition %q, want the run's S+E", r.TaskID, r.Condition)
+		}
+	}
 }
 
 func TestSummary_Keys(t *testing.T) {
