@@ -673,6 +673,7 @@ func newTaskResult(index int, t *pool.Task, condition string, verdicts []Verdict
 		NonexistentCalls: g.NonexistentCalls, SignatureErrors: g.SignatureErrors,
 		Retried: g.Retried, WallMS: g.Wall.Milliseconds(), Index: index, Signal: g.Signal,
 		CalledAPIs: g.CalledAPIs, SpyOff: !t.SpyNeeded(), Group: t.Group,
+		Code: g.Code, Written: g.Written, Joined: g.Joined, Unrenamed: g.Unrenamed,
 	}
 	if t.SpyNeeded() {
 		r.RequiredAPIs = t.Targets()

@@ -313,8 +313,9 @@ func TestEvalRun_APICoderMissingPredictions(t *testing.T) {
 		t.Fatal(err)
 	}
 	preds := importers.ReferencePredictions(tasks)[:3] // PandasEval/5, /9, /20
+	out := t.TempDir()
 	s, err := evalharness.Run(t.Context(), evalharness.RunConfig{
-		Tasks: tasks, Predictions: preds, OutDir: t.TempDir(), Workers: 2, Harness: h, ScoreMissing: true, ClassifyFailures: true,
+		Tasks: tasks, Predictions: preds, OutDir: out, Workers: 2, Harness: h, ScoreMissing: true, ClassifyFailures: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -325,6 +326,24 @@ func TestEvalRun_APICoderMissingPredictions(t *testing.T) {
 			s.N, s.Passed, s.PassAt1, s.Missing, s.MissingTasks, s.NoPrediction, s.Labels)
 	}
 	t.Log(s.Denominator)
+	// results.jsonl keeps how each completion was joined, what it wrote and
+	// what ran (docs/importers.md "Joining a completion"): the pool's own
+	// solutions continue the prompt.
+	results, _, err := pool.ReadResults(filepath.Join(out, pool.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Missing {
+			if r.Code != "" || r.Joined != "" {
+				t.Errorf("%s (missing): code %q, joined %q; want none", r.TaskID, r.Code, r.Joined)
+			}
+			continue
+		}
+		if r.Joined != evalharness.JoinedContinues || r.Written == "" || !strings.Contains(r.Code, strings.TrimSpace(r.Written)) {
+			t.Errorf("%s: joined %q, written %q, code %q; want continues, with the written text in the code", r.TaskID, r.Joined, r.Written, r.Code)
+		}
+	}
 }
 
 // A PriCoder-style module task (no function) passes through the harness

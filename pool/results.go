@@ -97,6 +97,18 @@ type TaskResult struct {
 	// Index is the prediction's 0-based position in predictions.jsonl, the
 	// stable index used for sharding and for ordering merged results.
 	Index int `json:"index"`
+	// Code is the code the greedy sample ran (evalharness.Verdict.Code:
+	// the extracted completion, for a task that continues its prompt
+	// joined to it and translated back, docs/importers.md "Joining a
+	// completion"); Written is what the completion wrote before the join and
+	// the translation, Joined how it was joined ("repeats", "continues" or
+	// "" in place of the masked region), Unrenamed the real library's name
+	// that made a renamed pool's translation "error!". All "" for a task
+	// without a prediction.
+	Code      string `json:"code,omitempty"`
+	Written   string `json:"written,omitempty"`
+	Joined    string `json:"joined,omitempty"`
+	Unrenamed string `json:"unrenamed,omitempty"`
 	// Missing marks a task of a pool that follows the HumanEval convention
 	// ([Task.HumanEvalConvention]) for which the predictions had none
 	// (status StatusNoPrediction, no label): openai/human-eval's
