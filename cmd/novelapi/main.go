@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,7 +37,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "novelapi: %v\n", err)
 	// Under --json a script reads stdout: a failure is an object too,
 	// unless the command printed its own.
-	if cmd != nil && jsonRequested(cmd) && !g.jsonDone && (g.failureOut != nil || out.n == 0) {
+	if cmd != nil && (jsonRequested(cmd) || g.flagErr && jsonInArgs(cmd, args)) && !g.jsonDone && (g.failureOut != nil || out.n == 0) {
 		var w io.Writer = out
 		if g.failureOut != nil {
 			w = g.failureOut
@@ -45,6 +47,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return exitCode(err)
+}
+
+// jsonInArgs reports whether cmd has a --json flag and args set it
+// (--json, or --json=V with V true) before any "--": when parsing stopped at
+// a bad flag, a --json after it was never parsed, and a script reading
+// stdout must get the error object whatever the order of its flags.
+func jsonInArgs(cmd *cobra.Command, args []string) bool {
+	if cmd.Flags().Lookup("json") == nil {
+		return false
+	}
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			if b, err := strconv.ParseBool(v); err == nil && b {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // jsonRequested reports whether cmd has a --json flag that is set.

@@ -120,3 +120,43 @@ func TestBundlesFlag_OtherFile(t *testing.T) {
 		t.Errorf("index build from a tasks file left an index")
 	}
 }
+
+// TestJSONFlag_AfterBadFlag: a flag-parse error under --json prints the
+// JSON error object on stdout wherever --json stands: cobra stops parsing
+// at the bad flag, before a --json after it is seen.
+func TestJSONFlag_AfterBadFlag(t *testing.T) {
+	const tasks = "../../evalharness/testdata/tasks/tasks.jsonl"
+	out := filepath.Join(t.TempDir(), "run")
+	tests := []struct {
+		name     string
+		args     []string
+		wantJSON bool
+	}{
+		{"JSONFirst", []string{"eval", "run", "--json", "--tasks", tasks, "--predictions", tasks, "--out", out, "--bogus"}, true},
+		{"JSONLast", []string{"eval", "run", "--tasks", tasks, "--predictions", tasks, "--out", out, "--bogus", "--json"}, true},
+		{"JSONEqualsTrue", []string{"eval", "run", "--tasks", tasks, "--bogus", "--json=true"}, true},
+		{"JSONFalse", []string{"eval", "run", "--tasks", tasks, "--bogus", "--json=false"}, false},
+		{"AfterDashDash", []string{"eval", "run", "--bogus", "--", "--json"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runArgs(t, t.TempDir(), tt.args...)
+			if code != 2 || !strings.Contains(stderr, "unknown flag: --bogus") {
+				t.Fatalf("exit %d, stderr %q; want 2 and the unknown flag", code, stderr)
+			}
+			var got struct {
+				Error    string `json:"error"`
+				ExitCode int    `json:"exit_code"`
+			}
+			if !tt.wantJSON {
+				if stdout != "" {
+					t.Errorf("stdout %q; want nothing without --json", stdout)
+				}
+				return
+			}
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.ExitCode != 2 || !strings.Contains(got.Error, "unknown flag: --bogus") {
+				t.Errorf("stdout %q (%v); want the JSON error object with exit_code 2", stdout, err)
+			}
+		})
+	}
+}

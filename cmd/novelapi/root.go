@@ -53,6 +53,10 @@ type globals struct {
 	failure    any
 	failureOut io.Writer
 	jsonDone   bool
+	// flagErr marks a failure to parse the command's flags: the flags
+	// after the bad one were never parsed, so --json is looked for in the
+	// arguments ([jsonInArgs]).
+	flagErr bool
 }
 
 // homeDir returns $NOVELAPI_HOME or the user's cache directory + "/novelapi".
@@ -92,6 +96,10 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	for _, f := range commands {
 		root.AddCommand(f(g))
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		g.flagErr = true
+		return err
+	})
 	return root, g
 }
 
