@@ -129,7 +129,9 @@ type Metrics struct {
 func (m Metrics) Judged() int { return m.N - m.NoPrediction }
 
 // Breakdowns holds Metrics per value of each grouping key. Tasks with an
-// empty key are grouped under "" (e.g. novelty unknown).
+// empty key are grouped under "" (e.g. novelty unknown). A group counts its
+// missing tasks (Missing) without naming them: the run's Metrics names
+// them once (MissingTasks).
 type Breakdowns struct {
 	Condition  map[string]Metrics `json:"by_condition"`
 	Library    map[string]Metrics `json:"by_library"`
@@ -232,7 +234,9 @@ func ComputeBreakdowns(results []pool.TaskResult) Breakdowns {
 		}
 		out := make(map[string]Metrics, len(groups))
 		for _, k := range slices.Sorted(maps.Keys(groups)) {
-			out[k] = Compute(groups[k])
+			m := Compute(groups[k])
+			m.MissingTasks = nil // named once, in the run's Metrics
+			out[k] = m
 		}
 		return out
 	}

@@ -1,6 +1,7 @@
 package evalharness_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -130,6 +131,11 @@ func TestRun_MissingHumanEval(t *testing.T) {
 	if s.N != 5 || s.PassAt1 != 2.0/5 || s.NoPrediction != 0 || s.Missing != 2 || n != 5 || missing != 2 {
 		t.Errorf("HumanEval-style pool: n=%d pass@1=%v no_prediction=%d missing=%d, by library n=%d missing=%d; want 5, 0.4, 0, 2, 5, 2",
 			s.N, s.PassAt1, s.NoPrediction, s.Missing, n, missing)
+	}
+	// The summary (and eval run's --json object) names the missing tasks
+	// once, not again in each breakdown.
+	if b, err := json.Marshal(s); err != nil || bytes.Count(b, []byte(`"missing_tasks"`)) != 1 {
+		t.Errorf("summary JSON names missing_tasks %d times (%v); want once", bytes.Count(b, []byte(`"missing_tasks"`)), err)
 	}
 	// The missing tasks belong to the run's condition (the predictions'
 	// one cell), in results.jsonl and by_condition: no empty-named one.
