@@ -192,20 +192,7 @@ func TestEvalRun_ArenaRegexPattern(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name string
-		task *pool.Task
-	}{{"SpyOn", tasks[i]}, {"SpyOff", evalharness.SpyOff(tasks[i])}} {
-		t.Run(tt.name, func(t *testing.T) {
-			v, err := h.Evaluate(t.Context(), tt.task, expected[id], tt.task.MaskedRegion)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !v.Passed || (tt.name == "SpyOn" && v.SpyCalls == 0) {
-				t.Errorf("passed %v status %s spy calls %d: %s", v.Passed, v.Status, v.SpyCalls, v.Error)
-			}
-		})
-	}
+	passesSpyOnAndOff(t, h, tasks[i], expected[id])
 }
 
 // The references of CodeUpdateArena's sympy updates pass with the spy off
@@ -263,12 +250,19 @@ func TestEvalRun_ArenaTorchTensors(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("%s not in the imported pool", id)
 	}
+	passesSpyOnAndOff(t, h, tasks[i], expected[id])
+}
+
+// passesSpyOnAndOff runs task's reference with the spy on (it must pass and
+// count a call of the target) and off (it must pass).
+func passesSpyOnAndOff(t *testing.T, h *evalharness.Harness, task *pool.Task, exp *pool.ExpectedCalls) {
+	t.Helper()
 	for _, tt := range []struct {
 		name string
 		task *pool.Task
-	}{{"SpyOn", tasks[i]}, {"SpyOff", evalharness.SpyOff(tasks[i])}} {
+	}{{"SpyOn", task}, {"SpyOff", evalharness.SpyOff(task)}} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := h.Evaluate(t.Context(), tt.task, expected[id], tt.task.MaskedRegion)
+			v, err := h.Evaluate(t.Context(), tt.task, exp, tt.task.MaskedRegion)
 			if err != nil {
 				t.Fatal(err)
 			}
