@@ -202,13 +202,7 @@ func TestEvalRun_ArenaRegexPattern(t *testing.T) {
 // AttributeError on it) and its expressions as proxies that compare
 // unequal: 9 of the 12 sympy references failed with the spy off.
 func TestEvalRun_ArenaSpyOffLibraryValues(t *testing.T) {
-	bwrapOnly(t)
-	tasks, expected := arenaSuitePoolIn(t, true, importers.ArenaEnvironment)
-	env := sandboxtest.Env(t, importers.ArenaEnvironment)
-	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, expected, h := arenaHarness(t)
 	for _, id := range []string{
 		"cua_sympy.factor_add-argument_update-0_prog_syn-0",
 		"cua_sympy.diff_add-argument_update-0_prog_syn-2",
@@ -238,13 +232,7 @@ func TestEvalRun_ArenaSpyOffLibraryValues(t *testing.T) {
 // the harness. Dense CPU tensors now cross as their values
 // (py/plaindata.py, "tensor" persistent ids).
 func TestEvalRun_ArenaTorchTensors(t *testing.T) {
-	bwrapOnly(t)
-	tasks, expected := arenaSuitePoolIn(t, true, importers.ArenaEnvironment)
-	env := sandboxtest.Env(t, importers.ArenaEnvironment)
-	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, expected, h := arenaHarness(t)
 	const id = "cua_torch.cat_modify-output-semantics_update-0_prog_syn-0"
 	i := slices.IndexFunc(tasks, func(tk *pool.Task) bool { return tk.TaskID == id })
 	if i < 0 {
@@ -271,4 +259,19 @@ func passesSpyOnAndOff(t *testing.T, h *evalharness.Harness, task *pool.Task, ex
 			}
 		})
 	}
+}
+
+// arenaHarness returns CodeUpdateArena's whole pool imported for
+// importers.ArenaEnvironment, its expected calls and a harness over that
+// environment (bubblewrap only).
+func arenaHarness(t *testing.T) ([]*pool.Task, map[string]*pool.ExpectedCalls, *evalharness.Harness) {
+	t.Helper()
+	bwrapOnly(t)
+	tasks, expected := arenaSuitePoolIn(t, true, importers.ArenaEnvironment)
+	env := sandboxtest.Env(t, importers.ArenaEnvironment)
+	h, err := evalharness.New(evalharness.Config{Runner: sandboxtest.Runner(t), Envs: func(string) (*sandbox.Environment, error) { return env, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks, expected, h
 }
