@@ -19,6 +19,7 @@ import builtins
 import copy
 import functools
 import importlib
+import importlib.util
 import inspect
 import os
 import re
@@ -449,15 +450,20 @@ def imports_ok(code):
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
         for n in names:
-            if n not in _IMPORTABLE:
-                try:
-                    importlib.import_module(n)
-                    _IMPORTABLE[n] = True
-                except BaseException:  # noqa: BLE001 - SystemExit, ImportError, a broken module
-                    _IMPORTABLE[n] = False
-            if not _IMPORTABLE[n]:
+            if not importable(n):
                 return False
     return True
+
+
+def importable(modname):
+    """Whether module modname imports here (once per process)."""
+    if modname not in _IMPORTABLE:
+        try:
+            importlib.import_module(modname)
+            _IMPORTABLE[modname] = True
+        except BaseException:  # noqa: BLE001 - SystemExit, ImportError, a broken module
+            _IMPORTABLE[modname] = False
+    return _IMPORTABLE[modname]
 
 
 def _resolve_chain(node, env):
@@ -819,12 +825,13 @@ class TestCorpus:
         self._fixtures[path] = out
         return out
 
-    def cases(self, path, leaf=None):
+    def cases(self, path, leaf=None, variants=1):
         """test_cases of the module at path for leaf, made once; [] when it does not parse."""
-        key = (path, leaf)
+        key = (path, leaf, variants)
         if key not in self._cases:
             t = self.tree(path)
-            self._cases[key] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t), leaf)
+            self._cases[key] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t), leaf,
+                                                               variants)
         return self._cases[key]
 
     def tree(self, path):
@@ -859,23 +866,81 @@ def _uses_dropped(stmt, dropped):
     return bool(_loads(stmt) & dropped)
 
 
+# The fields of compound statements that hold statements.
+_BLOCKS = ("body", "orelse", "finalbody")
+# The context managers of pytest that only check the warnings their block emits: the block
+# runs as it is without them.
+WARNING_CHECKS = {"warns", "deprecated_call"}
+
+
+def _pruned(stmt, gone):
+    """The statements stmt stands for once the statements inside it that use a name of gone
+    (a with-block's call of an assertion helper that needs pytest) are left out: [stmt]
+    itself when it uses none; [] when it goes whole: its own head (a with's items, a for's
+    iterable, an if's test) uses one, or pruning leaves one of its blocks empty, but for a
+    with's, which becomes pass (the context manager is the use: "with open_dataarray(tmp) as
+    da: pass"). A with-block whose context managers are all pytest's warning checks
+    (pytest.warns(...), WARNING_CHECKS) stands for its block. Adds what a statement that goes
+    binds to gone."""
+    if not _uses_dropped(stmt, gone):
+        return [stmt]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and all(_warning_check(i, gone) for i in stmt.items):
+        return [k for st in stmt.body for k in _pruned(st, gone)]
+    if not isinstance(stmt, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try)):
+        gone |= _binds(stmt)
+        return []
+    head = copy.copy(stmt)
+    for f in _BLOCKS + ("handlers",):
+        if hasattr(head, f):
+            setattr(head, f, [])
+    if _uses_dropped(head, gone) or getattr(stmt, "handlers", None):
+        gone |= _binds(stmt)
+        return []
+    out = copy.copy(stmt)
+    for f in _BLOCKS:
+        block = getattr(stmt, f, None)
+        if not block:
+            continue
+        kept = [k for st in block for k in _pruned(st, gone)]
+        if not kept and isinstance(stmt, (ast.With, ast.AsyncWith)):
+            kept = [ast.Pass()]
+        if not kept:
+            gone |= _binds(stmt)
+            return []
+        setattr(out, f, kept)
+    return [out]
+
+
+def _warning_check(item, gone):
+    """Whether a with-item is a call of a dropped module's warning check (pytest.warns(W)) that
+    binds no name."""
+    c = item.context_expr
+    return item.optional_vars is None and isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+        c.func.attr in WARNING_CHECKS and isinstance(c.func.value, ast.Name) and c.func.value.id in gone
+
+
 def cut_test(body, leaf, dropped):
     """The statements of a test function's body that its calls of leaf need: each statement that
     refers to leaf, the assert statements on names those bind, and the earlier statements that
     bind the names they use. Statements that use a dropped name (pytest) go, and so does all
-    that needs them. Returns the kept statements in order, or [] when none refers to leaf."""
+    that needs them. A name bound to the API itself (a parametrize case "ctx_manager =
+    temporary_cache_dir_path") refers to it too. Returns the kept statements in order, or []
+    when none refers to leaf."""
     body = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     usable = []
     gone = set(dropped)
     for s in body:
-        if _uses_dropped(s, gone):
-            gone |= _binds(s)
-            usable.append(None)
-        else:
-            usable.append(s)
+        kept = _pruned(s, gone)
+        usable.extend(kept or [None])
+    names = {leaf}
+    for s in usable:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                ((isinstance(s.value, ast.Name) and s.value.id == leaf) or
+                 (isinstance(s.value, ast.Attribute) and s.value.attr == leaf)):
+            names.add(s.targets[0].id)
     keep = set()
     for i, s in enumerate(usable):
-        if s is not None and _refers(s, leaf):
+        if s is not None and any(_refers(s, n) for n in names):
             keep.add(i)
     if not keep:
         return []
@@ -949,7 +1014,7 @@ def _module_helpers(tree):
     context manager making a temporary file)."""
     out = {}
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith(("test", "Test")) \
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not node.name.startswith(("test", "Test")) \
                 and all(_deco_name(d) in HELPER_DECORATORS for d in node.decorator_list):
             out[node.name] = node
     return out
@@ -957,17 +1022,23 @@ def _module_helpers(tree):
 
 def fixtures_of(tree):
     """{name: function} of the pytest fixtures a module defines at its top level (a fixture's
-    name= argument names it when given)."""
+    name= argument names it when given). A fixture whose params= is a name the module binds
+    to a list or tuple (astropy's params=ENGINE_PARAMS) has that literal in its place."""
     out = {}
+    consts = _module_constants(tree)
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef) or not _is_fixture(node):
             continue
         name = node.name
-        for d in node.decorator_list:
+        for i, d in enumerate(node.decorator_list):
             if isinstance(d, ast.Call):
-                for kw in d.keywords:
+                for j, kw in enumerate(d.keywords):
                     if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
                         name = kw.value.value
+                    if kw.arg == "params" and isinstance(kw.value, ast.Name) and kw.value.id in consts and \
+                            isinstance(consts[kw.value.id].value, (ast.List, ast.Tuple)):
+                        node = copy.deepcopy(node)
+                        node.decorator_list[i].keywords[j].value = consts[kw.value.id].value
         out[name] = node
     return out
 
@@ -1006,14 +1077,21 @@ class _RequestParam(ast.NodeTransformer):
         return node
 
 
-def _fixture_param(fn):
-    """The first value of a parametrized fixture's params=[...], or None."""
-    for d in fn.decorator_list:
+def _fixture_param(fn, case=0):
+    """Value number case (the first by default) of a parametrized fixture's params=[...], or
+    None."""
+    cases = _fixture_params(fn)
+    return cases[case] if case < len(cases) else None
+
+
+def _fixture_params(fn):
+    """The values of a parametrized fixture's params=[...] ([] for another fixture or None)."""
+    for d in getattr(fn, "decorator_list", ()):
         if isinstance(d, ast.Call):
             for kw in d.keywords:
                 if kw.arg == "params" and isinstance(kw.value, (ast.List, ast.Tuple)) and kw.value.elts:
-                    return _unwrap_param(kw.value.elts[0])
-    return None
+                    return [_unwrap_param(v) for v in kw.value.elts]
+    return []
 
 
 def _unwrap_param(v):
@@ -1023,19 +1101,20 @@ def _unwrap_param(v):
     return v
 
 
-def fixture_statements(name, fixtures, depth=0):
+def fixture_statements(name, fixtures, depth=0, case=0):
     """The statements that make fixture name's value as the name itself: the fixture's
     statements before its return (or yield), then "name = value", preceded by those of the
     fixtures it takes. Teardown after a yield is left out. None when it cannot be inlined: it
     takes a fixture that cannot, uses request other than for request.param, returns or yields
-    more than once or inside a block, or is longer than MAX_FIXTURE_LINES."""
+    more than once or inside a block, or is longer than MAX_FIXTURE_LINES. A parametrized
+    fixture takes its params' value number case (the first by default)."""
     if name in BUILTIN_FIXTURES:
         return _parse_stmts(BUILTIN_FIXTURES[name])
     fn = fixtures.get(name)
     if fn is None or depth > 3 or fn.args.vararg or fn.args.kwarg:
         return None
     out = []
-    param = _fixture_param(fn)
+    param = _fixture_param(fn, case)
     for a in fn.args.args:
         if a.arg == "request" and param is not None:
             continue
@@ -1129,14 +1208,73 @@ UNITTEST_ASSERTS = {
 SETUP_NAMES = ("setup_class", "setUpClass", "setup_method", "setUp", "setup")
 
 
-def _marks_ok(fn):
-    """Whether fn's decorators are all pytest marks other than xfail and skip."""
+def _marks_ok(fn, aliases=frozenset()):
+    """Whether fn's decorators are all pytest marks other than xfail and skip, or names in
+    aliases (mark_aliases: xarray's requires_scipy)."""
     for d in fn.decorator_list:
+        if isinstance(d, ast.Name) and d.id in aliases:
+            continue
         name = _deco_name(d)
         parts = name.split(".")
         if len(parts) < 2 or parts[-2] != "mark" or parts[-1] in REJECT_MARKS:
             return False
     return True
+
+
+def mark_aliases(tree):
+    """The names a test module may decorate tests with that are values, as pytest marks are:
+    names bound by a top-level assignment of the module, or of the module it imports them
+    from (read from its source: xarray.tests, which needs pytest, binds has_scipy,
+    requires_scipy = _importorskip("scipy")), not by a def or class. A mark whose assignment
+    passes the name of a module that does not import here (_importorskip("dask")) is left
+    out: the tests under it would fail."""
+    out = set()
+    for name, node in _assignments(tree).items():
+        if _mark_value_ok(node):
+            out.add(name)
+    for name, line in import_lines(tree).items():
+        mod, orig = _import_source(line)
+        if mod is None or name in out:
+            continue
+        t = module_source_tree(mod)
+        node = _assignments(t).get(orig) if t is not None else None
+        if node is not None and _mark_value_ok(node):
+            out.add(name)
+    return out
+
+
+def _assignments(tree):
+    """{name: statement} of the names tree's top-level assignments bind (tuple targets too)."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out[n.id] = node
+    return out
+
+
+def _mark_value_ok(node):
+    """Whether assignment node makes no xfail or skip mark, and every string passed
+    positionally in its calls that reads as a module name ("dask", "pydap.client") names one
+    that is installed here."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in REJECT_MARKS:
+            return False
+        if not isinstance(n, ast.Call):
+            continue
+        for a in n.args:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and MODULE_NAME_RE.match(a.value):
+                try:
+                    if importlib.util.find_spec(a.value) is None:
+                        return False
+                except (ImportError, ValueError):
+                    return False
+    return True
+
+
+MODULE_NAME_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
 class _SelfAttrs(ast.NodeTransformer):
@@ -1210,7 +1348,7 @@ def class_setup(cls):
                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me \
                         and isinstance(n.ctx, ast.Store):
                     attrs.add(n.attr)
-    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("test")
                and n.name not in SETUP_NAMES and not n.name.startswith(("teardown", "tearDown", "__"))]
     helpers = {}
     names = set(m.name for m in methods)
@@ -1241,16 +1379,30 @@ def class_setup(cls):
     return stmts, attrs
 
 
-def test_cases(tree, fixtures, consts, leaf=None):
+def test_cases(tree, fixtures, consts, leaf=None, variants=1):
     """(function, qualified name, body, statements it runs first) for each test
     function of a module whose arguments can all be made (pytest fixtures that can be inlined,
     the first case of its parametrize marks) and, in a test class, whose setup can be inlined
     (class_setup), in file order. A parameter with a default takes it. Tests marked xfail or
-    skip, and tests under other decorators, are left out."""
+    skip, and tests under other decorators, are left out. With variants above 1, a test that
+    takes a parametrized fixture comes once for each of its first variants params, named
+    "test[i]" from the second on (astropy's format_engine: the old ECSV reader, then the new
+    engine)."""
     out = []
 
-    def prelude(fn, skip):
-        if not _marks_ok(fn):
+    aliases = mark_aliases(tree)
+
+    def cases(fn, skip):
+        n = 1
+        for a in fn.args.args[skip:]:
+            if a.arg in fixtures:
+                n = len(_fixture_params(fixtures[a.arg]))
+                if n:
+                    break
+        return max(1, min(n, variants))
+
+    def prelude(fn, skip, case=0):
+        if not _marks_ok(fn, aliases):
             return None
         pre = parametrize_statements(fn, consts, leaf)
         if pre is None:
@@ -1265,50 +1417,219 @@ def test_cases(tree, fixtures, consts, leaf=None):
             if a.arg in defaults:  # not a fixture: the test's own default
                 pre = pre + [ast.Assign(targets=[ast.Name(id=a.arg, ctx=ast.Store())], value=defaults[a.arg], lineno=0)]
                 continue
-            st = fixture_statements(a.arg, fixtures)
+            st = fixture_statements(a.arg, fixtures, case=case)
             if st is None:
                 return None
+            if _fixture_params(fixtures.get(a.arg)):
+                case = 0  # only the first parametrized fixture varies
             pre = pre + st
         if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
             return None
         return pre
 
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-            pre = prelude(node, 0)
-            if pre is not None:
-                out.append((node, node.name, node.body, pre))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            for case in range(cases(node, 0)):
+                pre = prelude(node, 0, case)
+                if pre is not None:
+                    out.append((node, node.name + ("[%d]" % case if case else ""), node.body, pre))
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             setup = class_setup(node)
             if setup is None:
                 continue
             stmts, attrs = setup
             for fn in node.body:
-                if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test") or not fn.args.args:
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.name.startswith("test") \
+                        or not fn.args.args:
                     continue
-                pre = prelude(fn, 1)
-                if pre is None:
-                    continue
-                tr = _SelfAttrs(fn.args.args[0].arg, attrs)
-                body = [tr.visit(s) for s in copy.deepcopy(fn.body)]
-                out.append((fn, node.name + "." + fn.name, body, stmts + pre))
+                for case in range(cases(fn, 1)):
+                    pre = prelude(fn, 1, case)
+                    if pre is None:
+                        continue
+                    tr = _SelfAttrs(fn.args.args[0].arg, attrs)
+                    body = [tr.visit(s) for s in copy.deepcopy(fn.body)]
+                    out.append((fn, node.name + "." + fn.name + ("[%d]" % case if case else ""), body, stmts + pre))
     return out
 
 
-def module_needs(code, tree, imports):
+# ---------------------------------------------------------------- test helper modules
+
+MAX_FOREIGN_LINES = 30
+_SOURCE_TREES = {}
+_FOREIGN = {}
+
+
+def module_source_tree(modname):
+    """The parsed source of module modname, found below the folders of its top-level package
+    without importing it (a test helper module that imports pytest, which is not installed:
+    xarray.tests, astropy.tests.helper); None when there is no such file."""
+    if modname in _SOURCE_TREES:
+        return _SOURCE_TREES[modname]
+    parts = modname.split(".")
+    tree = None
+    try:
+        roots = list(getattr(importlib.import_module(parts[0]), "__path__", []) or [])
+    except BaseException:  # noqa: BLE001
+        roots = []
+    for root in roots:
+        base = os.path.join(root, *parts[1:])
+        for path in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(path):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        tree = ast.parse(f.read())
+                except (OSError, SyntaxError, ValueError):
+                    tree = None
+                break
+        if tree is not None:
+            break
+    _SOURCE_TREES[modname] = tree
+    return tree
+
+
+def _import_source(line):
+    """(module, name in that module) of an import line of import_lines: ("m.n", "x") for
+    "from m.n import x as y", ("m.n", None) for "import m.n as y"; (None, None) otherwise."""
+    m = re.match(r"from (\S+) import (\S+)", line)
+    if m:
+        return m.group(1), m.group(2)
+    m = re.match(r"import (\S+)", line)
+    return (m.group(1), None) if m else (None, None)
+
+
+def _without_docstring(node):
+    """A copy of a function or class definition without its docstring."""
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and len(n.body) > 1 and \
+                isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant) and \
+                isinstance(n.body[0].value.value, str):
+            n.body = n.body[1:]
+    return node
+
+
+def foreign_definition(modname, name, depth=0):
+    """The lines that bind name as module modname binds it, for a module that does not import
+    here (a test helper module that needs pytest: xarray.tests' create_tmp_file and
+    source_ndarray), read from its source: its import lines that the definition needs, its
+    top-level functions, classes and assignments, at most MAX_FOREIGN_LINES; a name that
+    module imports from another that does not import is looked up there in turn. None when
+    the name cannot be made so (it needs pytest, or what the module binds otherwise)."""
+    key = (modname, name)
+    if key in _FOREIGN:
+        return _FOREIGN[key]
+    _FOREIGN[key] = None  # a definition that needs itself through an import cycle
+    tree = module_source_tree(modname)
+    _FOREIGN[key] = None if tree is None or depth > 2 else _definition_in(tree, name, depth)
+    return _FOREIGN[key]
+
+
+def _definition_in(tree, name, depth):
+    imports = import_lines(tree)
+    defs = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if all(_deco_name(d) in HELPER_DECORATORS for d in node.decorator_list):
+                defs[node.name] = node
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            for t in node.targets:
+                defs[t.id] = node
+    lines, chosen, seen = [], set(), set()
+    need = [name]
+    while need:
+        n = need.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in imports:
+            mod, orig = _import_source(imports[n])
+            if mod is None or mod.split(".")[0] in DROP_MODULES:
+                return None
+            if importable(mod):
+                lines.append(imports[n])
+                continue
+            sub = foreign_definition(mod, orig, depth + 1) if orig else None
+            if sub is None:
+                return None
+            lines.extend(sub)
+            continue
+        node = defs.get(n)
+        if node is None:
+            return None
+        if id(node) not in chosen:
+            chosen.add(id(node))
+            need.extend(unbound_names(ast.unparse(node)) or [])
+    out = []
+    for line in lines:
+        if line not in out:
+            out.append(line)
+    out += [ast.unparse(_without_docstring(node)) for node in tree.body if id(node) in chosen]
+    if sum(len(x.splitlines()) for x in out) > MAX_FOREIGN_LINES:
+        return None
+    return out
+
+
+def foreign_names(imports):
+    """{name: lines or None} of the names a test module imports from modules that do not
+    import here (foreign_definition; None when a name cannot be made)."""
+    out = {}
+    for n, line in imports.items():
+        mod, orig = _import_source(line)
+        if mod is None or mod.split(".")[0] in DROP_MODULES or importable(mod):
+            continue
+        out[n] = foreign_definition(mod, orig) if orig else None
+    return out
+
+
+def _asserting_calls_only(body, name):
+    """Whether every use of name in the statements body is as the function of a call whose
+    value is thrown away (an expression statement: xarray.tests' assert_identical(a, b))."""
+    calls = set()
+    for st in body:
+        for n in ast.walk(st):
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
+                    and n.value.func.id == name:
+                calls.add(id(n.value.func))
+    uses = [n for st in body for n in ast.walk(st) if isinstance(n, ast.Name) and n.id == name]
+    return bool(uses) and all(id(n) in calls for n in uses)
+
+
+def foreign_dropped(body, foreign):
+    """The names of foreign (foreign_names) that a test whose statements are body cannot use:
+    those that cannot be made, and those it only calls for their checks (an assertion
+    helper), whose statements go as pytest's do."""
+    return {n for n, lines in foreign.items() if lines is None or _asserting_calls_only(body, n)}
+
+
+def module_needs(code, tree, imports, foreign=None):
     """The module-level statements of a test module that code needs, in module order: the
     constants and helper functions and classes (_module_helpers) it uses unbound, closed over
     what those use in turn, at most MAX_TEST_LINES lines. Names its imports give are not
-    looked up."""
+    looked up, but for those of foreign (foreign_names: imported from a module that does not
+    import here), whose lines come first, at most MAX_FOREIGN_LINES in all."""
+    foreign = foreign or {}
     consts = _module_constants(tree)
     helpers = _module_helpers(tree)
     defs = dict(consts)
     defs.update(helpers)
-    need = [n for n in (unbound_names(code) or []) if n not in imports]
+
+    def wanted(names):
+        return [m for m in (names or []) if m not in imports or m in foreign]
+
+    need = wanted(unbound_names(code))
     chosen = set()
     lines = 0
+    outside, seen = [], set()
     while need:
         n = need.pop()
+        if n in foreign:
+            if n in seen or foreign[n] is None:
+                continue
+            seen.add(n)
+            outside += [l for l in foreign[n] if l not in outside]
+            if sum(len(x.splitlines()) for x in outside) > MAX_FOREIGN_LINES:
+                return None
+            continue
         node = defs.get(n)
         if node is None or id(node) in chosen:
             continue
@@ -1317,8 +1638,20 @@ def module_needs(code, tree, imports):
         if lines > MAX_TEST_LINES:
             return None
         chosen.add(id(node))
-        need.extend(m for m in (unbound_names(text) or []) if m not in imports)
-    return [ast.unparse(node) for node in tree.body if id(node) in chosen]
+        need.extend(wanted(unbound_names(text)))
+    return outside + [ast.unparse(node) for node in tree.body if id(node) in chosen]
+
+
+def _awaits(stmts):
+    """Whether the statements await outside any function of theirs (the body of an async test)."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _test_dropped(imports):
@@ -1326,14 +1659,17 @@ def _test_dropped(imports):
     return {n for n, l in imports.items() if l.split()[1].split(".")[0] in DROP_MODULES}
 
 
-def _test_script(stmts, tree, imports, dropped, accept):
+def _test_script(stmts, tree, imports, dropped, accept, foreign=None):
     """The kept statements of a test as a script, after the module constants and helpers they
-    use (module_needs); None when it is longer than MAX_TEST_LINES, needs a dropped name (a
-    fixture or helper that needs pytest) or accept(code, imports) refuses it."""
+    use and the definitions of foreign they need (module_needs); None when it is longer than
+    MAX_TEST_LINES, needs a dropped name (a fixture or helper that needs pytest) or
+    accept(code, imports) refuses it."""
     code = "\n".join(ast.unparse(st) for st in stmts)
     if len(code.splitlines()) > MAX_TEST_LINES:
         return None
-    mod = module_needs(code, tree, imports)
+    if _awaits(stmts):  # an async test (pytest.mark.asyncio) runs as asyncio runs a coroutine
+        code = "import asyncio\n\nasync def main():\n%s\n\nasyncio.run(main())" % textwrap.indent(code, "    ")
+    mod = module_needs(code, tree, imports, foreign)
     if mod is None:
         return None
     if mod:
@@ -1368,13 +1704,15 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
             continue
         imports = import_lines(tree)
         dropped = _test_dropped(imports)
+        foreign = foreign_names(imports)
         for fn, qual, body, pre in corpus.cases(path, leaf):
-            if not any(_refers(s, leaf) for s in body):
+            if not any(_refers(s, leaf) for s in body + fn.decorator_list):  # a parametrize case may name it
                 continue
-            stmts = cut_test(pre + body, leaf, dropped | {"self", "cls"})
+            gone = dropped | foreign_dropped(pre + body, foreign)
+            stmts = cut_test(pre + body, leaf, gone | {"self", "cls"})
             if not stmts or not any(_refers(s, leaf) for s in stmts):
                 continue
-            code = _test_script(stmts, tree, imports, dropped, accept)
+            code = _test_script(stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             # A test that reaches the API through its own module's name
@@ -1390,21 +1728,27 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
     return [f for _, f in found[:limit]]
 
 
+def _statements(stmts):
+    """How many statements stmts hold, those inside their blocks counted, docstrings not."""
+    return sum(1 for st in stmts for n in ast.walk(st) if isinstance(n, ast.stmt)
+               and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)))
+
+
 def whole_test(body, dropped):
     """The statements of a test function's body that do not use a dropped name (pytest), nor
-    what those bound in turn: the test as a plain script."""
+    what those bound in turn, inside its blocks too (_pruned): the test as a plain script."""
     out, gone = [], set(dropped)
     for st in body:
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue
-        if _uses_dropped(st, gone):
-            gone |= _binds(st)
-            continue
-        out.append(st)
+        out.extend(_pruned(st, gone))
     return out
 
 
 MAX_MODULE_TEST_FILES = 2
+# How many of the params of a parametrized fixture a test of the API's module is tried with:
+# which one reaches the API is known only when it runs.
+MODULE_TEST_VARIANTS = 3
 
 
 def module_test_files(corpus, module_file):
@@ -1459,7 +1803,10 @@ def module_callers(module_file, names):
 def module_test_examples(corpus, module_file, limit, accept=None, names=()):
     """Up to limit candidate examples from the tests of the API's own module that do not name it
     (module_test_files): whole tests as plain scripts (whole_test), with what they take inlined as
-    test_examples does, those that use one of names (module_callers) first, then shorter first.
+    test_examples does, those that use one of names (module_callers) first, then those that lost
+    no statement to what they could not keep (a check under pytest.raises: what is left of such
+    a test is mostly its setup), then shorter first. A test that takes a parametrized fixture is
+    tried with each of its first MODULE_TEST_VARIANTS params.
     An API that users reach through another (a reader class through Table.read(...,
     format="ascii.tdat"), a helper through its module's entry point) is found here; whether a
     candidate runs the API's code is decided when it runs (reach.py), not here.
@@ -1471,15 +1818,18 @@ def module_test_examples(corpus, module_file, limit, accept=None, names=()):
             continue
         imports = import_lines(tree)
         dropped = _test_dropped(imports)
-        for fn, qual, body, pre in corpus.cases(path):
-            stmts = whole_test(pre + body, dropped | {"self", "cls"})
+        foreign = foreign_names(imports)
+        for fn, qual, body, pre in corpus.cases(path, variants=MODULE_TEST_VARIANTS):
+            gone = dropped | foreign_dropped(pre + body, foreign)
+            stmts = whole_test(pre + body, gone | {"self", "cls"})
             if not stmts or all(isinstance(st, ast.Assert) for st in stmts):
                 continue
-            code = _test_script(stmts, tree, imports, dropped, accept)
+            code = _test_script(stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             uses = any(_refers(st, n) for st in stmts for n in names)
-            found.append(((0 if uses else 1, len(code)), {"code": code, "source": "tests", "imports": imports,
+            lost = _statements(pre + body) > _statements(stmts)
+            found.append(((0 if uses else 1, lost, len(code)), {"code": code, "source": "tests", "imports": imports,
                                                          "origin": {"file": path, "line": fn.lineno, "test": qual}}))
     found.sort(key=lambda f: f[0])
     return [f for _, f in found[:limit]]
