@@ -136,8 +136,11 @@ def scoped_names(tree):
     return module | declared, [n for n in free if n not in declared]
 
 
-def import_lines(tree):
-    """{name: import line} for the top-level import statements of a module tree."""
+def import_lines(tree, package=None):
+    """{name: import line} for the top-level import statements of a module tree; its relative
+    imports are read from package, the name of the package the module is in (astropy's
+    "from .helper import is_positional_only" in astropy.cosmology._src.tests.traits), and
+    left out without one."""
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -147,12 +150,18 @@ def import_lines(tree):
                 else:
                     top = a.name.split(".")[0]
                     out.setdefault(top, "import %s" % a.name)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            module = node.module
+            if node.level:
+                parts = (package or "").split(".")
+                if not package or node.level > len(parts):
+                    continue
+                module = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
             for a in node.names:
                 if a.name == "*":
                     continue
                 name = a.asname or a.name
-                out[name] = "from %s import %s" % (node.module, a.name) + (" as %s" % a.asname if a.asname else "")
+                out[name] = "from %s import %s" % (module, a.name) + (" as %s" % a.asname if a.asname else "")
     return out
 
 
@@ -779,11 +788,13 @@ class TestCorpus:
     suite), read once per batch and parsed on demand."""
 
     def __init__(self, top, extra=()):
+        self.top = top
         self.files = test_files(top, extra)
         try:
             self.roots = {os.path.normpath(r) for r in getattr(importlib.import_module(top), "__path__", []) or []}
         except Exception:  # noqa: BLE001
             self.roots = set()
+        self.package_roots = set(self.roots)
         self.roots |= {os.path.normpath(r) for r in extra}
         self.text = {}
         self.trees = {}
@@ -831,8 +842,19 @@ class TestCorpus:
         if key not in self._cases:
             t = self.tree(path)
             self._cases[key] = [] if t is None else test_cases(t, self.fixtures(path), _module_constants(t), leaf,
-                                                               variants)
+                                                               variants, self.package(path))
         return self._cases[key]
+
+    def package(self, path):
+        """The name of the package of the library the module at path is in
+        ("astropy.cosmology._src.tests.traits"), or None for a module outside it (a private
+        library's own tests/)."""
+        d = os.path.normpath(os.path.dirname(path))
+        for root in self.package_roots:
+            if d == root or d.startswith(root + os.sep):
+                rel = os.path.relpath(d, root)
+                return self.top if rel == "." else self.top + "." + rel.replace(os.sep, ".")
+        return None
 
     def tree(self, path):
         if path not in self.trees:
@@ -1221,7 +1243,7 @@ def _marks_ok(fn, aliases=frozenset()):
     return True
 
 
-def mark_aliases(tree):
+def mark_aliases(tree, package=None):
     """The names a test module may decorate tests with that are values, as pytest marks are:
     names bound by a top-level assignment of the module, or of the module it imports them
     from (read from its source: xarray.tests, which needs pytest, binds has_scipy,
@@ -1232,7 +1254,7 @@ def mark_aliases(tree):
     for name, node in _assignments(tree).items():
         if _mark_value_ok(node):
             out.add(name)
-    for name, line in import_lines(tree).items():
+    for name, line in import_lines(tree, package).items():
         mod, orig = _import_source(line)
         if mod is None or name in out:
             continue
@@ -1379,7 +1401,7 @@ def class_setup(cls):
     return stmts, attrs
 
 
-def test_cases(tree, fixtures, consts, leaf=None, variants=1):
+def test_cases(tree, fixtures, consts, leaf=None, variants=1, package=None):
     """(function, qualified name, body, statements it runs first) for each test
     function of a module whose arguments can all be made (pytest fixtures that can be inlined,
     the first case of its parametrize marks) and, in a test class, whose setup can be inlined
@@ -1387,10 +1409,10 @@ def test_cases(tree, fixtures, consts, leaf=None, variants=1):
     skip, and tests under other decorators, are left out. With variants above 1, a test that
     takes a parametrized fixture comes once for each of its first variants params, named
     "test[i]" from the second on (astropy's format_engine: the old ECSV reader, then the new
-    engine)."""
+    engine). package is the module's package (import_lines)."""
     out = []
 
-    aliases = mark_aliases(tree)
+    aliases = mark_aliases(tree, package)
 
     def cases(fn, skip):
         n = 1
@@ -1456,6 +1478,7 @@ def test_cases(tree, fixtures, consts, leaf=None, variants=1):
 
 MAX_FOREIGN_LINES = 30
 _SOURCE_TREES = {}
+_SOURCE_PACKAGES = {}  # module name -> the package its relative imports start from
 _FOREIGN = {}
 
 
@@ -1466,7 +1489,7 @@ def module_source_tree(modname):
     if modname in _SOURCE_TREES:
         return _SOURCE_TREES[modname]
     parts = modname.split(".")
-    tree = None
+    tree, package = None, None
     try:
         roots = list(getattr(importlib.import_module(parts[0]), "__path__", []) or [])
     except BaseException:  # noqa: BLE001
@@ -1475,6 +1498,7 @@ def module_source_tree(modname):
         base = os.path.join(root, *parts[1:])
         for path in (base + ".py", os.path.join(base, "__init__.py")):
             if os.path.isfile(path):
+                package = modname if path.endswith("__init__.py") else modname.rpartition(".")[0]
                 try:
                     with open(path, encoding="utf-8", errors="replace") as f:
                         tree = ast.parse(f.read())
@@ -1484,6 +1508,7 @@ def module_source_tree(modname):
         if tree is not None:
             break
     _SOURCE_TREES[modname] = tree
+    _SOURCE_PACKAGES[modname] = package
     return tree
 
 
@@ -1520,12 +1545,12 @@ def foreign_definition(modname, name, depth=0):
         return _FOREIGN[key]
     _FOREIGN[key] = None  # a definition that needs itself through an import cycle
     tree = module_source_tree(modname)
-    _FOREIGN[key] = None if tree is None or depth > 2 else _definition_in(tree, name, depth)
+    _FOREIGN[key] = None if tree is None or depth > 2 else _definition_in(tree, name, depth, _SOURCE_PACKAGES[modname])
     return _FOREIGN[key]
 
 
-def _definition_in(tree, name, depth):
-    imports = import_lines(tree)
+def _definition_in(tree, name, depth, package):
+    imports = import_lines(tree, package)
     defs = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1642,6 +1667,20 @@ def module_needs(code, tree, imports, foreign=None):
     return outside + [ast.unparse(node) for node in tree.body if id(node) in chosen]
 
 
+def xunit_setup(tree, imports, qual):
+    """The calls of the module's xunit-style setup that pytest makes before a test function of
+    the module (not of a class): setup_module(None), then setup_function(None), for those the
+    module defines or imports (astropy.io.ascii's tests import a setup_function that changes
+    into their directory, whose data/ files they read)."""
+    if "." in qual:
+        return []
+    out = []
+    for name in ("setup_module", "setup_function"):
+        if name in imports or name in _module_helpers(tree):
+            out += _parse_stmts("%s(None)" % name) or []
+    return out
+
+
 def _awaits(stmts):
     """Whether the statements await outside any function of theirs (the body of an async test)."""
     todo = list(stmts)
@@ -1702,7 +1741,7 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
         tree = corpus.tree(path)
         if tree is None:
             continue
-        imports = import_lines(tree)
+        imports = import_lines(tree, corpus.package(path))
         dropped = _test_dropped(imports)
         foreign = foreign_names(imports)
         for fn, qual, body, pre in corpus.cases(path, leaf):
@@ -1712,7 +1751,7 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
             stmts = cut_test(pre + body, leaf, gone | {"self", "cls"})
             if not stmts or not any(_refers(s, leaf) for s in stmts):
                 continue
-            code = _test_script(stmts, tree, imports, gone, accept, foreign)
+            code = _test_script(xunit_setup(tree, imports, qual) + stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             # A test that reaches the API through its own module's name
@@ -1816,7 +1855,7 @@ def module_test_examples(corpus, module_file, limit, accept=None, names=()):
         tree = corpus.tree(path)
         if tree is None:
             continue
-        imports = import_lines(tree)
+        imports = import_lines(tree, corpus.package(path))
         dropped = _test_dropped(imports)
         foreign = foreign_names(imports)
         for fn, qual, body, pre in corpus.cases(path, variants=MODULE_TEST_VARIANTS):
@@ -1824,7 +1863,7 @@ def module_test_examples(corpus, module_file, limit, accept=None, names=()):
             stmts = whole_test(pre + body, gone | {"self", "cls"})
             if not stmts or all(isinstance(st, ast.Assert) for st in stmts):
                 continue
-            code = _test_script(stmts, tree, imports, gone, accept, foreign)
+            code = _test_script(xunit_setup(tree, imports, qual) + stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             uses = any(_refers(st, n) for st in stmts for n in names)
