@@ -57,6 +57,7 @@ func runMine(t *testing.T, env, prog string, out any) {
 // class's async helper methods (xarray's TestBackendIndexing and
 // Variable.load_async). A parametrize case that binds the API itself names
 // it (astropy's test_set_temp_dir_delete over temporary_cache_dir_path).
+// A docstring's literal block of data is no candidate.
 func TestTestExamples_WideSuites(t *testing.T) {
 	prog := `out = {}
 for top, leaf, api, kind in [("xarray", "open_dataarray", "xarray.backends.api.open_dataarray", "function"),
@@ -64,10 +65,18 @@ for top, leaf, api, kind in [("xarray", "open_dataarray", "xarray.backends.api.o
                              ("astropy", "temporary_cache_dir_path", "astropy.config.paths.temporary_cache_dir_path", "function")]:
     got = mine.test_examples(mine.TestCorpus(top), leaf, api, 3, None, kind)
     out[api] = [{"test": g["origin"]["test"], "code": g["code"]} for g in got]
+out["inert"] = [{"test": "", "code": str(mine.block_code("", c))} for c in
+                ['# %ECSV 1.0\n# ---\n# datatype:\n# - {name: objects, datatype: string}\nobjects\n"{""a"":1}"\ntrue\n',
+                 "t = Table.read(txt, format='ecsv')\n"]]
 print(json.dumps(out))
 `
 	var got map[string][]struct{ Test, Code string }
 	runMine(t, wideEnv, prog, &got)
+	// A literal block of ECSV data parses as Python (comments, a name, constants) and
+	// does nothing: no candidate (py/mine.py inert).
+	if in := got["inert"]; len(in) != 2 || in[0].Code != "None" || in[1].Code == "None" {
+		t.Errorf("block_code of an ECSV data block and of a Table.read call = %+v; want None, then the code", in)
+	}
 	checks := []struct {
 		api, test string
 		want      []string // in the code of the example of test

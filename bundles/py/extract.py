@@ -614,16 +614,17 @@ def docstring_origin(target):
 
 def block_to_code(raw):
     """A documentation block as runnable code: doctest blocks become their statements
-    (statements_code), other blocks stay; None for one that does not parse."""
+    (statements_code), other blocks stay; None for one that does not parse or does nothing
+    (mine.inert: a literal block of data)."""
     if mine.is_doctest(raw):
         code, _ = statements_code(raw.splitlines())
         return code
     code = "\n".join(mine.MARKER_RE.sub("", l) for l in raw.splitlines())
     try:
-        ast.parse(code)
+        tree = ast.parse(code)
     except SyntaxError:
         return None
-    return code
+    return None if mine.inert(tree) else code
 
 
 def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):

@@ -699,7 +699,7 @@ def markdown_blocks(text, first_line=1):
 def block_code(lang, code):
     """The runnable Python of a code block: doctest blocks become their statements with the
     expected output as comments (to_statements), other Python blocks stay as they are; None for
-    a block that is not Python or does not parse."""
+    a block that is not Python, does not parse or does nothing (inert)."""
     lang = lang.split("{")[0].strip().lower()
     if lang not in PY_LANGS:
         return None
@@ -709,10 +709,18 @@ def block_code(lang, code):
     if is_doctest(code) or lang.startswith("pycon"):
         return None if not is_doctest(code) else "doctest"
     try:
-        ast.parse(code)
+        tree = ast.parse(code)
     except SyntaxError:
         return None
-    return code
+    return None if inert(tree) else code
+
+
+def inert(tree):
+    """Whether a parsed block does nothing: each of its statements is a bare name or constant
+    (a literal block of data that parses as Python: an ECSV file's "# %ECSV 1.0" header lines
+    are comments, its column name a name, its rows constants)."""
+    return all(isinstance(st, ast.Expr) and isinstance(st.value, (ast.Name, ast.Constant, ast.UnaryOp))
+               for st in tree.body)
 
 
 def docstring_blocks(doc, leaf, skip_doctest, named=True):
