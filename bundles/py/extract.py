@@ -546,14 +546,33 @@ def build_example(doc, secs):
 REACH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reach.py")
 
 
-def run_example(code, leaf, timeout, codes=None):
+def run_example(code, leaf, timeout, codes=None, beside=None):
     """Run code in its own python3 process under a fresh directory: (status, reason). With
     codes (api_codes), an example that runs cleanly without running any of them has failed:
-    it uses another object of the same name."""
-    return run_recorded(code, leaf, timeout, codes)[:2]
+    it uses another object of the same name. With beside, a directory, the fresh directory
+    holds links to what beside holds, as a test's files are beside it (with_files)."""
+    return run_recorded(code, leaf, timeout, codes, beside=beside)[:2]
 
 
-def run_recorded(code, leaf, timeout, codes=None, record=None):
+def with_files(d, beside):
+    """Links in directory d to the files and folders of directory beside but its Python
+    modules and caches: a test of the installed suite reads its data files relative to its
+    module (astropy's get_pkg_data_filename("data/html.html"), os.path.dirname(__file__)) or
+    to the directory its setup changes into, and its example runs as a script of d."""
+    try:
+        names = sorted(os.listdir(beside))
+    except OSError:
+        return
+    for n in names:
+        if n.endswith((".py", ".pyc")) or n == "__pycache__" or n.startswith("."):
+            continue
+        try:
+            os.symlink(os.path.join(beside, n), os.path.join(d, n))
+        except OSError:
+            continue
+
+
+def run_recorded(code, leaf, timeout, codes=None, record=None, beside=None):
     """run_example, and the set of code objects under the directory record that started while
     code ran (reach.py; empty without record): (status, reason, started)."""
     try:
@@ -562,6 +581,8 @@ def run_recorded(code, leaf, timeout, codes=None, record=None):
         return "failed", "syntax error: %s" % exc, set()
     started = set()
     with tempfile.TemporaryDirectory(dir="/tmp") as d:
+        if beside:
+            with_files(d, beside)
         path = os.path.join(d, "example.py")
         with open(path, "w") as f:
             f.write(code)
@@ -667,7 +688,9 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
                              "reason": "names the API only in functions it never calls"}, **({"origin": org} if org else {})))
             return "failed"
         t0 = time.monotonic()
-        status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "other-docstring", "tests") else None)
+        beside = os.path.dirname((org or {}).get("file") or "") if source == "tests" else None
+        status, reason = run_example(code, leaf, timeout, codes if source in ("docs", "other-docstring", "tests") else None,
+                                     beside)
         spent += time.monotonic() - t0
         if note and status != "failed":
             reason += note
@@ -806,7 +829,8 @@ def module_test_examples(out, api, cfg, ctx, leaf, target, obj, doc, budget):
                 fresh += 1
                 code = cfg.get("bootstrap", "") + code
                 t0 = time.monotonic()
-                status, reason, started = run_recorded(code, leaf, timeout, record=root + os.sep)
+                beside = os.path.dirname(c["origin"].get("file") or "") if c["source"] == "tests" else None
+                status, reason, started = run_recorded(code, leaf, timeout, record=root + os.sep, beside=beside)
                 _MODULE_RUNS[key] = (code, status, reason, started - import_started(code, cfg, leaf, timeout, root))
                 spent += time.monotonic() - t0
                 if _MODULE_RUNS[key][1] != "executed" or not (_MODULE_RUNS[key][3] & want):
