@@ -648,7 +648,7 @@ def block_to_code(raw):
     return None if mine.inert(tree) else code
 
 
-def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
+def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj, owner=None):
     """The examples of one API from each source in order of trust (doctest, docstring code
     blocks, documentation pages, the installed test suite), each executed in its own process.
     Sources after the doctest are tried until max_examples are served or the time budget is
@@ -752,7 +752,7 @@ def gather_examples(api, cfg, ctx, leaf, doc, secs, target, obj):
             continue
         run(code, c["source"], c.get("origin"), imports, alt=alt)
     tried = 0
-    for code, pctx, org, alone in other_docstring_examples(ctx["top"], ctx, leaf, target, 3 * TRIES_PER_SOURCE):
+    for code, pctx, org, alone in other_docstring_examples(ctx["top"], ctx, leaf, target, 3 * TRIES_PER_SOURCE, owner):
         if served() >= max_served or spent > budget or tried >= TRIES_PER_SOURCE:
             break
         if not mine.calls_api(mine.with_prelude(code, pctx)[0], obj, leaf, kind):
@@ -992,18 +992,20 @@ def docstring_index(library):
     return entries, by
 
 
-def other_docstring_examples(library, ctx, leaf, target, limit):
+def other_docstring_examples(library, ctx, leaf, target, limit, owner=None):
     """Up to limit examples of the API from the docstrings of the library's other public objects
     that use its leaf name (a class's docstring showing its methods, a function's example
-    that calls another), shortest first: (code, prelude context of the docstring's own module,
-    origin, the code without the docstring's earlier blocks as setup). Each docstring gives its
-    doctest statements and its code blocks that name leaf."""
+    that calls another), those of owner (a method's class: BaggingClassifier's example calls
+    its predict) first, then those that call the leaf, shortest first: (code, prelude context
+    of the docstring's own module, origin, the code without the docstring's earlier blocks as
+    setup). Each docstring gives its doctest statements and its code blocks that name leaf."""
     entries, by = docstring_index(library)
     own = getattr(target, "__doc__", None)
     own = inspect.cleandoc(own) if isinstance(own, str) else None
     found = []
     calls = re.compile(r"(?<![\w])%s\s*\(" % re.escape(leaf))
-    for i in by.get(leaf, [])[:200]:
+    refs = by.get(leaf, [])
+    for i in refs[:200] + [i for i in refs[200:] if owner is not None and entries[i][1] is owner]:
         doc, o, modname = entries[i]
         if doc == own or o is target:
             continue
@@ -1014,7 +1016,8 @@ def other_docstring_examples(library, ctx, leaf, target, limit):
         for b in mine.docstring_blocks(doc, leaf, skip_doctest=True):
             codes.append((b["code"], b["origin"]["line"], b["setup"]))
         for code, line, setup in codes:
-            found.append(((0 if calls.search(code) else 1, len(code)), code, o, modname, line, setup))
+            found.append(((owner is None or o is not owner, 0 if calls.search(code) else 1, len(code)), code, o, modname,
+                          line, setup))
     found.sort(key=lambda f: f[0])
     out = []
     for _score, code, o, modname, line, setup in found[:limit]:
@@ -1428,7 +1431,7 @@ def one(api, cfg):
         rec["instance_methods"] = documented_methods(secs)
     ctx = mine.context(name, getattr(code_target(obj), "__module__", None), cfg.get("library", ""),
                        cfg.get("aliases") or {}, cfg.get("standins") or {}, public_names(name.split(".")[0]))
-    rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj)
+    rec["examples"] = gather_examples(api, cfg, ctx, leaf, example_doc, esecs, code_target(obj), obj, owner)
     rec["mechanism"] = mechanism(doc, secs, descs, kind, name) if doc else {"text": "", "words": 0, "sections": []}
     impl, note, helpers = implementation(obj, owner, cfg.get("cap", 12000))
     if api.get("compiled") and not impl:
