@@ -1484,7 +1484,7 @@ def test_cases(tree, fixtures, consts, leaf=None, variants=1, package=None):
 
 # ---------------------------------------------------------------- test helper modules
 
-MAX_FOREIGN_LINES = 30
+MAX_FOREIGN_LINES = 60
 _SOURCE_TREES = {}
 _SOURCE_PACKAGES = {}  # module name -> the package its relative imports start from
 _FOREIGN = {}
