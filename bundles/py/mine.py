@@ -1675,20 +1675,6 @@ def module_needs(code, tree, imports, foreign=None):
     return outside + [ast.unparse(node) for node in tree.body if id(node) in chosen]
 
 
-def xunit_setup(tree, imports, qual):
-    """The calls of the module's xunit-style setup that pytest makes before a test function of
-    the module (not of a class): setup_module(None), then setup_function(None), for those the
-    module defines or imports (astropy.io.ascii's tests import a setup_function that changes
-    into their directory, whose data/ files they read)."""
-    if "." in qual:
-        return []
-    out = []
-    for name in ("setup_module", "setup_function"):
-        if name in imports or name in _module_helpers(tree):
-            out += _parse_stmts("%s(None)" % name) or []
-    return out
-
-
 def _awaits(stmts):
     """Whether the statements await outside any function of theirs (the body of an async test)."""
     todo = list(stmts)
@@ -1759,7 +1745,7 @@ def test_examples(corpus, leaf, api_name, limit, accept=None, kind="function"):
             stmts = cut_test(pre + body, leaf, gone | {"self", "cls"})
             if not stmts or not any(_refers(s, leaf) for s in stmts):
                 continue
-            code = _test_script(xunit_setup(tree, imports, qual) + stmts, tree, imports, gone, accept, foreign)
+            code = _test_script(stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             # A test that reaches the API through its own module's name
@@ -1871,7 +1857,7 @@ def module_test_examples(corpus, module_file, limit, accept=None, names=()):
             stmts = whole_test(pre + body, gone | {"self", "cls"})
             if not stmts or all(isinstance(st, ast.Assert) for st in stmts):
                 continue
-            code = _test_script(xunit_setup(tree, imports, qual) + stmts, tree, imports, gone, accept, foreign)
+            code = _test_script(stmts, tree, imports, gone, accept, foreign)
             if code is None:
                 continue
             uses = any(_refers(st, n) for st in stmts for n in names)
