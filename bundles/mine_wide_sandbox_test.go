@@ -139,3 +139,53 @@ print(json.dumps([{"test": g["origin"]["test"], "code": g["code"]} for g in got]
 		t.Errorf("module tests of astropy.io.misc.ecsv: old reader %v, new engine %v; want both among %d", old, engine, len(got))
 	}
 }
+
+// wideExtract extracts candidate c in sid-wide with one worker and returns its
+// bundle, skipping when the environment is not built.
+func wideExtract(t *testing.T, c Candidate) Bundle {
+	t.Helper()
+	env, err := debenv.OpenStore(sandboxtest.Home()).Get(wideEnv)
+	if errors.Is(err, debenv.ErrUnknownEnvironment) {
+		t.Skipf("SKIPPING: environment %s is not built; it is no CI environment (novelapi up --libraries @wide builds it)", wideEnv)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, sum, err := Extract(t.Context(), sandboxtest.Runner(t), ExtractConfig{Env: env, Candidates: []Candidate{c}, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 {
+		t.Fatalf("no bundle (%+v)", sum)
+	}
+	return bs[0]
+}
+
+// A method without an example of its own gets its class's docstring example
+// when that calls it: scikit-learn 1.9's BaggingClassifier.predict, from
+// BaggingClassifier's docstring in sklearn/ensemble/_bagging.py (py/extract.py
+// other_docstring_examples; ExtractRules 22).
+func TestExtract_OwnerDocstring(t *testing.T) {
+	b := wideExtract(t, Candidate{APIName: "sklearn.ensemble.BaggingClassifier.predict", Kind: KindMethod, Library: "scikit-learn", NewVersion: "1.9.0"})
+	for _, e := range b.Examples {
+		if e.Source == SourceOtherDocstring && e.Status == StatusExecuted && e.Origin != nil &&
+			strings.HasSuffix(e.Origin.File, "/sklearn/ensemble/_bagging.py") && strings.Contains(e.Code, ".predict(") {
+			return
+		}
+	}
+	t.Errorf("no executed example from BaggingClassifier's docstring; E %q, examples %+v", b.Provenance.Components["E"], b.Examples)
+}
+
+// A test's example runs beside links to the files of its test module's folder:
+// astropy 8.0's test_set_position reads data/msx_header through
+// get_pkg_data_filename, which looks beside the running script (before, it
+// fell back to the astropy-data server: URLError; py/extract.py with_files).
+func TestExtract_TestDataFiles(t *testing.T) {
+	b := wideExtract(t, Candidate{APIName: "astropy.visualization.wcsaxes.CoordinateHelper.set_position", Kind: KindMethod, Library: "astropy", NewVersion: "8.0.2"})
+	for _, e := range b.Examples {
+		if e.Source == SourceTests && e.Status == StatusExecuted && strings.Contains(e.Code, "get_pkg_data_filename('data/") {
+			return
+		}
+	}
+	t.Errorf("no executed test example reading its data file; E %q, examples %+v", b.Provenance.Components["E"], b.Examples)
+}
