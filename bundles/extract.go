@@ -125,7 +125,7 @@ const (
 // ExtractRules versions the rules of [Extract] whose output a saved
 // bundles file depends on: bundles stamped with another version are
 // extracted again (docs/changelog.md has each version's change).
-const ExtractRules = 23
+const ExtractRules = 24
 
 // extractResult is one line of py/extract.py's output.
 type extractResult struct {

@@ -53,7 +53,7 @@ func runMine(t *testing.T, env, prog string, out any) {
 // TestDataArrayToNetCDF tests take create_tmp_file from their own module and
 // assert_identical from xarray.tests, whose check goes as pytest's do, so
 // the with-block that opens the file stays (py/mine.py foreign_names,
-// _pruned; ExtractRules 22). An async test runs under asyncio.run, with its
+// _pruned; ExtractRules 24). An async test runs under asyncio.run, with its
 // class's async helper methods (xarray's TestBackendIndexing and
 // Variable.load_async). A parametrize case that binds the API itself names
 // it (astropy's test_set_temp_dir_delete over temporary_cache_dir_path).
@@ -114,7 +114,7 @@ print(json.dumps(out))
 // params are a list the test module binds is tried with each of its first
 // params: astropy's format_engine, the old ECSV reader ({"format":
 // "ascii.ecsv"}) and the new engine of astropy.io.misc.ecsv ({"format":
-// "ecsv", "engine": "io.ascii"}), as test and test[1] (ExtractRules 22).
+// "ecsv", "engine": "io.ascii"}), as test and test[1] (ExtractRules 24).
 func TestModuleTestExamples_FixtureParams(t *testing.T) {
 	prog := `import astropy.io.misc.ecsv as m
 corpus = mine.TestCorpus("astropy")
@@ -164,7 +164,7 @@ func wideExtract(t *testing.T, c Candidate) Bundle {
 // A method without an example of its own gets its class's docstring example
 // when that calls it: scikit-learn 1.9's BaggingClassifier.predict, from
 // BaggingClassifier's docstring in sklearn/ensemble/_bagging.py (py/extract.py
-// other_docstring_examples; ExtractRules 22).
+// other_docstring_examples; ExtractRules 24).
 func TestExtract_OwnerDocstring(t *testing.T) {
 	b := wideExtract(t, Candidate{APIName: "sklearn.ensemble.BaggingClassifier.predict", Kind: KindMethod, Library: "scikit-learn", NewVersion: "1.9.0"})
 	for _, e := range b.Examples {
